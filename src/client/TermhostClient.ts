@@ -1,0 +1,167 @@
+/**
+ * The typed client of the HTTP API v1, over TCP or a unix socket. The CLI uses it; so can anyone's code.
+ * Types come from the same schemas the server validates with.
+ */
+import http from 'node:http';
+import type {
+  CreateSession,
+  InputItem,
+  MouseRequest,
+  Screen,
+  SessionInfo,
+  WaitRequest,
+  WaitResult,
+} from '../protocol/http.js';
+
+export class TermhostError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly status: number,
+    readonly retryable: boolean,
+    readonly body: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'TermhostError';
+  }
+}
+
+export type Address = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
+
+/** "host:port", "[::1]:port", "port" or "unix:/path". */
+export function parseAddress(addr: string): Address {
+  if (addr.startsWith('unix:')) return { kind: 'unix', path: addr.slice(5) };
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(addr) ?? /^()()(\d+)$/.exec(addr);
+  if (!m) throw new TermhostError(`cannot parse address "${addr}"; use host:port or unix:/path`, 'invalid_address', 0, false);
+  return { kind: 'tcp', host: m[1] || m[2] || '127.0.0.1', port: Number(m[3]) };
+}
+
+export interface ClientOptions {
+  /** Defaults to $TERMHOST_ADDR, else 127.0.0.1:7070. */
+  address?: string | Address;
+  /** Defaults to $TERMHOST_TOKEN. */
+  token?: string;
+}
+
+export class TermhostClient {
+  readonly address: Address;
+  private readonly token: string | undefined;
+  private readonly agent: http.Agent;
+
+  constructor(opts: ClientOptions = {}) {
+    const addr = opts.address ?? process.env.TERMHOST_ADDR ?? '127.0.0.1:7070';
+    this.address = typeof addr === 'string' ? parseAddress(addr) : addr;
+    this.token = opts.token ?? process.env.TERMHOST_TOKEN;
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  }
+
+  /** Release pooled keep-alive sockets. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  health(): Promise<{ ok: boolean; version: string }> {
+    return this.request('GET', '/health');
+  }
+
+  createSession(spec: CreateSession = {}): Promise<SessionInfo> {
+    return this.request('POST', '/v1/sessions', spec);
+  }
+
+  async listSessions(labels: Record<string, string> = {}): Promise<SessionInfo[]> {
+    const q = Object.entries(labels).map(([k, v]) => `label=${encodeURIComponent(`${k}=${v}`)}`).join('&');
+    return (await this.request<{ sessions: SessionInfo[] }>('GET', `/v1/sessions${q ? `?${q}` : ''}`)).sessions;
+  }
+
+  getSession(id: string): Promise<SessionInfo> {
+    return this.request('GET', `/v1/sessions/${enc(id)}`);
+  }
+
+  async deleteSession(id: string, signal?: string): Promise<void> {
+    await this.request('DELETE', `/v1/sessions/${enc(id)}${signal ? `?signal=${enc(signal)}` : ''}`);
+  }
+
+  signal(id: string, signal: string): Promise<SessionInfo> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/signal`, { signal });
+  }
+
+  resize(id: string, cols: number, rows: number): Promise<SessionInfo> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/resize`, { cols, rows });
+  }
+
+  input(id: string, input: InputItem[]): Promise<{ written: number }> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/input`, { input });
+  }
+
+  mouse(id: string, event: MouseRequest): Promise<{ written: number }> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/mouse`, event);
+  }
+
+  screen(id: string, opts: { raw?: boolean } = {}): Promise<Screen> {
+    return this.request('GET', `/v1/sessions/${enc(id)}/screen${opts.raw ? '?format=raw' : ''}`);
+  }
+
+  scrollback(id: string, lines?: number): Promise<{ lines: string[]; total: number }> {
+    return this.request('GET', `/v1/sessions/${enc(id)}/scrollback${lines === undefined ? '' : `?lines=${lines}`}`);
+  }
+
+  wait(id: string, cond: WaitRequest): Promise<WaitResult> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/wait`, cond);
+  }
+
+  openapi(): Promise<Record<string, unknown>> {
+    return this.request('GET', '/openapi.json');
+  }
+
+  /** One JSON request; non-2xx answers become a TermhostError carrying the server's code. */
+  request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers: http.OutgoingHttpHeaders = { host: 'localhost', accept: 'application/json' };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (payload) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = payload.length;
+    }
+    const target =
+      this.address.kind === 'unix'
+        ? { socketPath: this.address.path }
+        : { host: this.address.host, port: this.address.port };
+    return new Promise<T>((resolve, reject) => {
+      const req = http.request({ ...target, method, path, headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = undefined;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            parsed = undefined;
+          }
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) return resolve(parsed as T);
+          const b = (parsed ?? {}) as Record<string, unknown>;
+          reject(
+            new TermhostError(
+              typeof b.error === 'string' ? b.error : `HTTP ${status}`,
+              typeof b.code === 'string' ? b.code : 'http_error',
+              status,
+              b.retryable === true,
+              b,
+            ),
+          );
+        });
+        res.on('error', reject);
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        const where = this.address.kind === 'unix' ? this.address.path : `${this.address.host}:${this.address.port}`;
+        reject(new TermhostError(`cannot reach termhost at ${where}: ${err.message}`, 'unreachable', 0, true));
+      });
+      req.end(payload);
+    });
+  }
+}
+
+function enc(s: string): string {
+  return encodeURIComponent(s);
+}

@@ -1,0 +1,159 @@
+/**
+ * The headless emulator of one session: @xterm/headless fed with the PTY's bytes.
+ *
+ * It owns three things beyond xterm itself:
+ * - knowing when everything fed has been parsed (xterm parses on a timer), so snapshots never show a stale screen;
+ * - keeping that timer off the keystroke path: before the host writes input, `armSyncParse` tells xterm a user just
+ *   typed, and xterm then parses the next chunk (the echo) synchronously on arrival instead of a timer tick later;
+ * - routing the emulator's answers to terminal queries (cursor position, device attributes) back to the PTY.
+ */
+import xtermHeadless from '@xterm/headless';
+import serializeAddon from '@xterm/addon-serialize';
+import type { MouseEncoding, MouseTracking } from '../input/mouse.js';
+
+const { Terminal } = xtermHeadless;
+const { SerializeAddon } = serializeAddon;
+type XTerm = InstanceType<typeof Terminal>;
+
+export interface TerminalModes {
+  mouse: MouseTracking;
+  mouse_encoding: MouseEncoding;
+  app_cursor_keys: boolean;
+  bracketed_paste: boolean;
+}
+
+/**
+ * xterm keeps the cursor's visibility (DECTCEM) and the mouse encoding (?1006) only in private services. They are
+ * read here and nowhere else; the versions are pinned exactly and Emulator.test.ts fails loudly if an upgrade moves them.
+ */
+interface XTermPrivate {
+  _core: {
+    coreService: { isCursorHidden: boolean };
+    coreMouseService: { activeEncoding: string };
+  };
+}
+
+const TRACKING: Record<string, MouseTracking> = {
+  none: 'off',
+  x10: 'x10',
+  vt200: 'normal',
+  drag: 'button_event',
+  any: 'any_event',
+};
+
+export interface EmulatorOptions {
+  cols: number;
+  rows: number;
+  scrollback: number;
+  /** Bytes the emulator itself sends to the application: replies to queries. */
+  onReply: (bytes: Buffer) => void;
+  onTitle?: (title: string) => void;
+}
+
+export class Emulator {
+  readonly term: XTerm;
+  private readonly serializer: InstanceType<typeof SerializeAddon>;
+  private fedBytes = 0;
+  private parsedBytes = 0;
+  private waiters: Array<() => void> = [];
+  private parsedListener: (() => void) | undefined;
+  private titleText = '';
+
+  constructor(opts: EmulatorOptions) {
+    this.term = new Terminal({
+      cols: opts.cols,
+      rows: opts.rows,
+      scrollback: opts.scrollback,
+      allowProposedApi: true,
+      logLevel: 'off',
+    });
+    this.serializer = new SerializeAddon();
+    this.term.loadAddon(this.serializer);
+    this.term.onData((data) => {
+      // Empty data comes from armSyncParse; everything else is a reply the application asked for.
+      if (data.length > 0) opts.onReply(Buffer.from(data, 'utf8'));
+    });
+    this.term.onBinary((data) => opts.onReply(Buffer.from(data, 'latin1')));
+    this.term.onTitleChange((title) => {
+      this.titleText = title;
+      opts.onTitle?.(title);
+    });
+  }
+
+  /** Feed PTY output. `parsed` fires (from xterm's parser) once these bytes are reflected on the screen. */
+  feed(chunk: Buffer): void {
+    this.fedBytes += chunk.length;
+    const len = chunk.length;
+    this.term.write(chunk, () => {
+      this.parsedBytes += len;
+      if (this.parsedBytes === this.fedBytes && this.waiters.length > 0) {
+        const waiters = this.waiters;
+        this.waiters = [];
+        for (const w of waiters) w();
+      }
+      this.parsedListener?.();
+    });
+  }
+
+  /** Called after each fed chunk has been parsed. */
+  onParsed(listener: () => void): void {
+    this.parsedListener = listener;
+  }
+
+  /** Bytes fed but not yet parsed. */
+  get pendingBytes(): number {
+    return this.fedBytes - this.parsedBytes;
+  }
+
+  /** Resolves once everything fed so far is on the screen. */
+  whenParsed(): Promise<void> {
+    if (this.parsedBytes === this.fedBytes) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * Tell xterm input is about to be written, so it parses the reply (usually the echo) synchronously when it arrives.
+   * `input('', true)` is xterm's public way to mark user input; it emits an empty onData that is ignored above.
+   */
+  armSyncParse(): void {
+    this.term.input('', true);
+  }
+
+  get title(): string {
+    return this.titleText;
+  }
+
+  get altScreen(): boolean {
+    return this.term.buffer.active.type === 'alternate';
+  }
+
+  get cursorVisible(): boolean {
+    return !(this.term as unknown as XTermPrivate)._core.coreService.isCursorHidden;
+  }
+
+  get modes(): TerminalModes {
+    const m = this.term.modes;
+    const encoding = (this.term as unknown as XTermPrivate)._core.coreMouseService.activeEncoding;
+    return {
+      mouse: TRACKING[m.mouseTrackingMode] ?? 'off',
+      mouse_encoding: encoding === 'SGR' || encoding === 'SGR_PIXELS' ? 'sgr' : 'default',
+      app_cursor_keys: m.applicationCursorKeysMode,
+      bracketed_paste: m.bracketedPasteMode,
+    };
+  }
+
+  resize(cols: number, rows: number): void {
+    this.term.resize(cols, rows);
+  }
+
+  /** The visible screen as styled ANSI that reproduces it on a terminal of the same size. */
+  styledAnsi(): string {
+    return this.serializer.serialize({ scrollback: 0, excludeAltBuffer: false });
+  }
+
+  dispose(): void {
+    this.waiters = [];
+    this.parsedListener = undefined;
+    this.term.dispose();
+  }
+}

@@ -1,0 +1,10 @@
+/** The only door the outer layers (server, CLI, MCP, store, UI) use into the runtime. */
+export { TermError, type ErrorCode, type Result } from './errors.js';
+export { Limits } from './limits.js';
+export { SessionManager, type SessionSpec, type SessionManagerOptions } from './session/SessionManager.js';
+export { Session, type ExitReason, type ResolvedSpec } from './session/Session.js';
+export { waitFor, compileWaitRegex, type WaitCondition, type WaitOutcome } from './session/wait.js';
+export { encodeInput, type InputItem } from './input/batch.js';
+export { encodeKey, isKeyName } from './input/keys.js';
+export type { MouseEvent } from './input/mouse.js';
+export { SIGNALS, type Signal, type PtyExit } from './pty/PtyProcess.js';

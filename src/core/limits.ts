@@ -1,0 +1,23 @@
+/** Every size and time the runtime bounds, in one place, with the unit in the name. */
+export const Limits = {
+  /** Output kept per session for clients that resume by sequence number. */
+  replayRingBytes: 512 * 1024,
+  /** Input queued for a child that stops reading; past this, input is refused with 409 input_queue_full. */
+  inputQueueBytes: 1024 * 1024,
+  /** Sessions one runtime will hold at once, live or exited-but-not-deleted. Configurable per runtime. */
+  maxSessions: 64,
+  /** Time between the polite signal of a kill and SIGKILL to the process group. */
+  killEscalationMs: 3000,
+  /** After the child exits, output counts as fully drained once the PTY has been silent this long. */
+  exitDrainQuietMs: 25,
+  /** Upper bound on the drain after exit, for a background process that keeps the PTY busy. */
+  exitDrainMaxMs: 2000,
+  /** Longest single wait request. */
+  waitMaxMs: 60_000,
+  /** Largest terminal dimension accepted anywhere. */
+  maxDimension: 1000,
+  /** Scrollback lines kept by the emulator when a spec does not say. */
+  defaultScrollbackLines: 1000,
+  /** The most scrollback a session may ask for. */
+  maxScrollbackLines: 100_000,
+} as const;

@@ -1,0 +1,222 @@
+/**
+ * One child process in a PTY: spawn, read, bounded writes, resize, signals to the process group, kill with
+ * escalation, and a drained exit.
+ *
+ * No output is lost at exit. On Linux, once the last slave fd closes, a read on the master can report EIO while
+ * bytes are still on their way through the tty layer, and node-pty additionally destroys its read socket 200 ms after
+ * the child exits (node-pty #72). So the host holds its own slave fd open: the master never sees EIO while the child's
+ * last bytes are in flight. When node-pty learns of the exit it asks to destroy the socket; that request is held until
+ * the master has been silent for a short settle time, then the slave is closed, the socket destroyed, and only then is
+ * the exit reported. Everything the child wrote has been delivered to `onData` by then.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import * as nodePty from 'node-pty';
+import { Limits } from '../limits.js';
+import { PtyWriter } from './PtyWriter.js';
+
+export interface PtySpawnSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  term: string;
+}
+
+export interface PtyExit {
+  exitCode: number | null;
+  /** Name of the signal that ended the process, such as "SIGKILL", or null. */
+  signal: string | null;
+}
+
+export type Signal = 'HUP' | 'TERM' | 'KILL' | 'INT' | 'QUIT' | 'USR1' | 'USR2';
+export const SIGNALS: readonly Signal[] = ['HUP', 'TERM', 'KILL', 'INT', 'QUIT', 'USR1', 'USR2'];
+
+/** node-pty's socket is private; this is the one place that reaches it (pinned by the no-loss-at-exit test). */
+interface PtyInternals {
+  _socket: { destroy: (...args: unknown[]) => unknown };
+}
+
+/** The Unix side of node-pty has these; its public IPty type leaves them out. */
+type UnixPty = nodePty.IPty & { readonly ptsName: string; readonly fd: number; destroy(): void };
+
+export class PtyProcess {
+  readonly pid: number;
+  private readonly pty: UnixPty;
+  private readonly writer: PtyWriter;
+  private slaveFd: number | undefined;
+  private dataListener: ((chunk: Buffer) => void) | undefined;
+  private exitListener: ((exit: PtyExit) => void) | undefined;
+  private exit: PtyExit | undefined;
+  private lastDataAt = 0;
+  private drainTimer: NodeJS.Timeout | undefined;
+  private escalation: NodeJS.Timeout | undefined;
+  private releaseSocket: (() => void) | undefined;
+  private disposed = false;
+
+  constructor(spec: PtySpawnSpec, maxQueuedInputBytes: number = Limits.inputQueueBytes) {
+    this.pty = nodePty.spawn(spec.file, spec.args, {
+      name: spec.term,
+      cols: spec.cols,
+      rows: spec.rows,
+      cwd: spec.cwd,
+      env: spec.env,
+      encoding: null,
+    } as nodePty.IPtyForkOptions) as UnixPty;
+    this.pid = this.pty.pid;
+    this.writer = new PtyWriter(this.pty.fd, maxQueuedInputBytes);
+    try {
+      this.slaveFd = fs.openSync(this.pty.ptsName, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
+    } catch {
+      // Without our slave fd the exit path still works, only without the no-loss guarantee; this happens only if the
+      // child already exited and the pts vanished, in which case there is nothing left in flight anyway.
+      this.slaveFd = undefined;
+    }
+    const socket = (this.pty as unknown as PtyInternals)._socket;
+    const destroy = socket.destroy.bind(socket);
+    socket.destroy = (...args: unknown[]) => {
+      if (this.releaseSocket) return socket; // drain in progress
+      this.releaseSocket = () => destroy(...args);
+      this.awaitDrain(Date.now());
+      return socket;
+    };
+    this.pty.onData((data) => {
+      this.lastDataAt = Date.now();
+      this.dataListener?.(data as unknown as Buffer);
+    });
+    this.pty.onExit(({ exitCode, signal }) => {
+      this.clearEscalation();
+      this.writer.close();
+      this.exit = { exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null };
+      this.exitListener?.(this.exit);
+    });
+  }
+
+  onData(listener: (chunk: Buffer) => void): void {
+    this.dataListener = listener;
+  }
+
+  /** Called once, after every byte the child wrote has gone to `onData`. */
+  onExit(listener: (exit: PtyExit) => void): void {
+    this.exitListener = listener;
+  }
+
+  get exited(): PtyExit | undefined {
+    return this.exit;
+  }
+
+  get queuedInputBytes(): number {
+    return this.writer.queuedBytes;
+  }
+
+  /** Queue bytes for the child as one contiguous write; false when the bounded queue cannot take them. */
+  write(bytes: Buffer): boolean {
+    if (this.exit) return false;
+    return this.writer.enqueue(bytes);
+  }
+
+  resize(cols: number, rows: number): void {
+    try {
+      this.pty.resize(cols, rows);
+    } catch {
+      /* the child already exited; resizing a dead PTY is harmless */
+    }
+  }
+
+  /** Send a signal to the child's whole process group (node-pty makes the child a session and group leader). */
+  signal(sig: Signal): void {
+    if (this.exit) return;
+    try {
+      process.kill(-this.pid, `SIG${sig}`);
+    } catch {
+      try {
+        process.kill(this.pid, `SIG${sig}`);
+      } catch {
+        /* already gone: the exit event is on its way */
+      }
+    }
+  }
+
+  /** Signal the group, then SIGKILL it if the child is still alive after the escalation delay. Resolves on exit. */
+  kill(sig: Signal, escalateAfterMs: number = Limits.killEscalationMs): Promise<PtyExit> {
+    if (this.exit) return Promise.resolve(this.exit);
+    return new Promise((resolve) => {
+      const prev = this.exitListener;
+      this.exitListener = (exit) => {
+        prev?.(exit);
+        resolve(exit);
+      };
+      this.signal(sig);
+      if (sig !== 'KILL' && this.escalation === undefined) {
+        this.escalation = setTimeout(() => {
+          this.escalation = undefined;
+          this.signal('KILL');
+        }, escalateAfterMs);
+      }
+    });
+  }
+
+  /** Free everything: the PTY master and our slave fd, timers, and the child (SIGKILL if it is still running). */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.clearEscalation();
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.writer.close();
+    if (!this.exit) this.signal('KILL');
+    this.closeSlave();
+    this.dataListener = undefined;
+    if (this.releaseSocket) this.releaseSocket();
+    else {
+      try {
+        this.pty.destroy();
+      } catch {
+        /* node-pty throws if the socket is already closed; the fd is freed either way */
+      }
+    }
+  }
+
+  private clearEscalation(): void {
+    if (this.escalation) clearTimeout(this.escalation);
+    this.escalation = undefined;
+  }
+
+  private closeSlave(): void {
+    if (this.slaveFd === undefined) return;
+    try {
+      fs.closeSync(this.slaveFd);
+    } catch {
+      /* already closed */
+    }
+    this.slaveFd = undefined;
+  }
+
+  /**
+   * Wait until the master has been silent for the settle time, then release the socket. The silence check runs in a
+   * timer and is confirmed in setImmediate, which comes after the poll phase: if the event loop was busy and bytes were
+   * waiting, the poll phase reads them first and the check sees fresh data.
+   */
+  private awaitDrain(startedAt: number): void {
+    const check = () => {
+      this.drainTimer = undefined;
+      setImmediate(() => {
+        if (this.disposed) return;
+        const quietFor = Date.now() - this.lastDataAt;
+        if (quietFor < Limits.exitDrainQuietMs && Date.now() - startedAt < Limits.exitDrainMaxMs) {
+          this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs - quietFor);
+          return;
+        }
+        this.closeSlave();
+        this.releaseSocket?.();
+      });
+    };
+    this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs);
+  }
+}
+
+function signalName(signal: number): string {
+  for (const [name, num] of Object.entries(os.constants.signals)) if (num === signal) return name;
+  return `SIG${signal}`;
+}

@@ -1,0 +1,55 @@
+/**
+ * Emulator state -> Screen, the structure every client reads. Pure apart from reading the emulator; no I/O.
+ */
+import type { Screen } from '../../protocol/http.js';
+import type { Emulator } from '../emulator/Emulator.js';
+
+export interface ProcessState {
+  seq: number;
+  exited: boolean;
+  exit_code: number | null;
+  exit_signal: string | null;
+  last_output_at: string | null;
+}
+
+/** The visible rows as text, one string per row, right-trimmed. */
+export function screenLines(emu: Emulator): string[] {
+  const buf = emu.term.buffer.active;
+  const rows = emu.term.rows;
+  const lines = new Array<string>(rows);
+  for (let y = 0; y < rows; y++) lines[y] = buf.getLine(buf.baseY + y)?.translateToString(true) ?? '';
+  return lines;
+}
+
+export function snapshotScreen(emu: Emulator, proc: ProcessState, withRaw = false): Screen {
+  const buf = emu.term.buffer.active;
+  const screen: Screen = {
+    seq: proc.seq,
+    cols: emu.term.cols,
+    rows: emu.term.rows,
+    lines: screenLines(emu),
+    cursor: { x: buf.cursorX, y: buf.cursorY, visible: emu.cursorVisible },
+    alt_screen: emu.altScreen,
+    title: emu.title,
+    modes: emu.modes,
+    exited: proc.exited,
+    exit_code: proc.exit_code,
+    exit_signal: proc.exit_signal,
+    last_output_at: proc.last_output_at,
+  };
+  if (withRaw) screen.raw = emu.styledAnsi();
+  return screen;
+}
+
+/**
+ * The last `count` lines above the screen. Scrollback belongs to the normal buffer: a full-screen app in the
+ * alternate buffer has none of its own, and what scrolled off before it started is still there.
+ */
+export function scrollbackLines(emu: Emulator, count: number): { lines: string[]; total: number } {
+  const buf = emu.term.buffer.normal;
+  const total = buf.baseY;
+  const n = Math.max(0, Math.min(count, total));
+  const lines: string[] = [];
+  for (let y = total - n; y < total; y++) lines.push(buf.getLine(y)?.translateToString(true) ?? '');
+  return { lines, total };
+}

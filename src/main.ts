@@ -1,0 +1,85 @@
+/**
+ * Wiring only: the whole daemon's assembly on one screen.
+ *
+ *   PTY bytes -> core (emulator, seq, ring) -> server routes -> clients
+ *   requests  -> server (auth, schemas) -> core input encoding -> the session's write queue -> PTY
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { SessionManager } from './core/index.js';
+import { buildServer } from './server/app.js';
+import { isLoopbackHost, hostOnly } from './server/auth.js';
+import { defaultStateDir, ensureStateDir, loadOrCreateToken } from './config.js';
+
+export interface DaemonOptions {
+  /** "host:port"; default 127.0.0.1:7070. Port 0 picks a free port. */
+  listen?: string;
+  /** Listen on a unix socket instead of TCP. */
+  unix?: string;
+  /** Bearer token; generated and stored in the state dir when absent. */
+  token?: string;
+  stateDir?: string;
+  allowedHosts?: string[];
+  maxSessions?: number;
+  logger?: boolean | Record<string, unknown>;
+}
+
+export interface Daemon {
+  app: FastifyInstance;
+  manager: SessionManager;
+  /** "host:port" or "unix:/path", as a client would use it. */
+  address: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+/** The socket's directory must be ours alone (0700): create it so, and refuse one that others can enter. */
+function privateSocketDir(dir: string): void {
+  if (!fs.existsSync(dir)) ensureStateDir(dir);
+  const st = fs.statSync(dir);
+  if ((st.mode & 0o077) !== 0 || (typeof process.getuid === 'function' && st.uid !== process.getuid())) {
+    throw new Error(`socket directory ${dir} must be owned by you with mode 0700; choose a private directory`);
+  }
+}
+
+export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
+  const stateDir = opts.stateDir ?? defaultStateDir();
+  const listen = opts.listen ?? '127.0.0.1:7070';
+  const colon = listen.lastIndexOf(':');
+  const host = hostOnly(listen.slice(0, colon)) || '127.0.0.1';
+  const port = Number(listen.slice(colon + 1));
+  if (!opts.unix && !isLoopbackHost(host) && !opts.token) {
+    throw new Error(`refusing to listen on non-loopback address ${host} without an explicit --token`);
+  }
+  const token = opts.token ?? loadOrCreateToken(stateDir);
+  const manager = new SessionManager({ maxSessions: opts.maxSessions });
+  const allowedHosts = [...(opts.allowedHosts ?? [])];
+  if (!opts.unix && !isLoopbackHost(host)) allowedHosts.push(host);
+  const app = await buildServer({ manager, token, allowedHosts, logger: opts.logger });
+
+  let address: string;
+  if (opts.unix) {
+    privateSocketDir(path.dirname(path.resolve(opts.unix)));
+    fs.rmSync(opts.unix, { force: true });
+    await app.listen({ path: opts.unix });
+    fs.chmodSync(opts.unix, 0o600);
+    address = `unix:${path.resolve(opts.unix)}`;
+  } else {
+    await app.listen({ host, port });
+    const bound = app.server.address();
+    const boundPort = typeof bound === 'object' && bound ? bound.port : port;
+    address = `${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  }
+
+  return {
+    app,
+    manager,
+    address,
+    token,
+    async close() {
+      await manager.closeAll('HUP');
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Wire types of the HTTP API v1, as TypeBox schemas. The same objects validate requests at the edge, type the server
+ * and client code, and generate /openapi.json. Field names are snake_case on the wire.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** A string enum as a plain JSON Schema `enum`, typed as the union of its values. */
+export function StringEnum<const T extends string>(values: readonly T[], options: Record<string, unknown> = {}) {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+}
+
+const Dimension = (description: string) => Type.Integer({ minimum: 1, maximum: 1000, description });
+
+export const MouseTrackingSchema = Type.Union(
+  [Type.Literal('off'), Type.Literal('x10'), Type.Literal('normal'), Type.Literal('button_event'), Type.Literal('any_event')],
+  { description: 'DECSET mouse tracking: off, ?9 x10, ?1000 normal, ?1002 button_event, ?1003 any_event' },
+);
+
+export const ModesSchema = Type.Object(
+  {
+    mouse: MouseTrackingSchema,
+    mouse_encoding: Type.Union([Type.Literal('default'), Type.Literal('sgr')], { description: 'sgr when ?1006 is set' }),
+    app_cursor_keys: Type.Boolean({ description: 'DECCKM (?1): arrows are sent as SS3 sequences' }),
+    bracketed_paste: Type.Boolean({ description: '?2004: paste items are wrapped in bracketed-paste markers' }),
+  },
+  { description: "The application's live DEC modes, as the emulator tracks them." },
+);
+
+export const ScreenSchema = Type.Object(
+  {
+    seq: Type.Integer({ description: 'Output byte offset this screen reflects.' }),
+    cols: Type.Integer(),
+    rows: Type.Integer(),
+    lines: Type.Array(Type.String(), { description: 'One string per row, right-trimmed.' }),
+    cursor: Type.Object({ x: Type.Integer(), y: Type.Integer(), visible: Type.Boolean() }),
+    alt_screen: Type.Boolean(),
+    title: Type.String(),
+    modes: ModesSchema,
+    exited: Type.Boolean(),
+    exit_code: Type.Union([Type.Integer(), Type.Null()]),
+    exit_signal: Type.Union([Type.String(), Type.Null()]),
+    last_output_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    raw: Type.Optional(Type.String({ description: 'Styled ANSI that repaints this screen (format=raw only).' })),
+  },
+  {},
+);
+export type Screen = Static<typeof ScreenSchema>;
+export type Modes = Static<typeof ModesSchema>;
+
+const Labels = Type.Record(Type.String({ maxLength: 128 }), Type.String({ maxLength: 1024 }), {
+  description: 'Free-form string labels, filterable with ?label=k=v.',
+});
+
+export const SessionInfoSchema = Type.Object(
+  {
+    id: Type.String(),
+    pid: Type.Integer(),
+    command: Type.Array(Type.String()),
+    cwd: Type.String(),
+    cols: Type.Integer(),
+    rows: Type.Integer(),
+    term: Type.String(),
+    title: Type.String(),
+    labels: Labels,
+    created_at: Type.String({ format: 'date-time' }),
+    exited: Type.Boolean(),
+    exit_code: Type.Union([Type.Integer(), Type.Null()]),
+    exit_signal: Type.Union([Type.String(), Type.Null()]),
+    seq: Type.Integer({ description: 'Output bytes so far.' }),
+    last_output_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  {},
+);
+export type SessionInfo = Static<typeof SessionInfoSchema>;
+
+export const CreateSessionBody = Type.Object(
+  {
+    command: Type.Optional(
+      Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 256, description: 'argv; default $SHELL' }),
+    ),
+    cwd: Type.Optional(Type.String({ maxLength: 4096 })),
+    env: Type.Optional(Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 65536 }))),
+    cols: Type.Optional(Dimension('default 80')),
+    rows: Type.Optional(Dimension('default 24')),
+    term: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._+-]{1,64}$', description: 'default xterm-256color' })),
+    scrollback: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000, description: 'default 1000 lines' })),
+    labels: Type.Optional(Labels),
+  },
+  { additionalProperties: false },
+);
+export type CreateSession = Static<typeof CreateSessionBody>;
+
+export const InputItemSchema = Type.Union(
+  [
+    Type.Object({ text: Type.String({ description: 'Literal text, sent as UTF-8.' }) }, { additionalProperties: false }),
+    Type.Object({ key: Type.String({ description: 'A key name such as Enter, C-c, M-x, Up, F5.' }) }, { additionalProperties: false }),
+    Type.Object(
+      { paste: Type.String({ description: 'Text wrapped in bracketed-paste markers when the app enabled ?2004.' }) },
+      { additionalProperties: false },
+    ),
+    Type.Object({ raw: Type.String({ description: 'Escape hatch: these characters go to the PTY as UTF-8.' }) }, { additionalProperties: false }),
+  ],
+  {},
+);
+export type InputItem = Static<typeof InputItemSchema>;
+
+export const InputBody = Type.Object(
+  { input: Type.Array(InputItemSchema, { maxItems: 10000, description: 'Delivered all-or-nothing, in order.' }) },
+  { additionalProperties: false },
+);
+
+export const MouseBody = Type.Object(
+  {
+    type: StringEnum(['press', 'release', 'click', 'move', 'drag', 'scroll']),
+    button: Type.Optional(
+      StringEnum(['left', 'middle', 'right', 'wheel-up', 'wheel-down', 'none']),
+    ),
+    x: Type.Integer({ minimum: 0, description: '0-based column' }),
+    y: Type.Integer({ minimum: 0, description: '0-based row' }),
+    modifiers: Type.Optional(Type.Array(StringEnum(['shift', 'alt', 'ctrl']), { maxItems: 3 })),
+  },
+  { additionalProperties: false },
+);
+export type MouseRequest = Static<typeof MouseBody>;
+
+export const ResizeBody = Type.Object({ cols: Dimension('columns'), rows: Dimension('rows') }, { additionalProperties: false });
+
+export const SignalName = StringEnum(['HUP', 'TERM', 'KILL', 'INT', 'QUIT', 'USR1', 'USR2']);
+export const SignalBody = Type.Object({ signal: SignalName }, { additionalProperties: false });
+
+export const WaitBody = Type.Object(
+  {
+    text: Type.Optional(Type.String({ minLength: 1, description: 'Matched when the screen contains this text.' })),
+    regex: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 4096, description: 'JavaScript regex, multiline, against lines joined by \\n.' }),
+    ),
+    quiet_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 60000, description: 'No output bytes for this long.' })),
+    exit: Type.Optional(Type.Boolean({ description: 'Matched when the process has exited.' })),
+    timeout_ms: Type.Integer({ minimum: 0, maximum: 60000 }),
+  },
+  { additionalProperties: false },
+);
+export type WaitRequest = Static<typeof WaitBody>;
+
+export const WaitResultSchema = Type.Object(
+  {
+    matched: Type.Boolean(),
+    reason: StringEnum(['text', 'regex', 'quiet', 'exit', 'timeout']),
+    screen: ScreenSchema,
+  },
+  {},
+);
+export type WaitResult = Static<typeof WaitResultSchema>;
+
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.String({ description: 'What went wrong, for a person.' }),
+    code: Type.String({ description: 'Stable machine-readable code.' }),
+    retryable: Type.Boolean(),
+  },
+  { additionalProperties: true },
+);
+export type ErrorBody = Static<typeof ErrorSchema> & Record<string, unknown>;
+
+export const ScrollbackSchema = Type.Object({ lines: Type.Array(Type.String()), total: Type.Integer() });
+
+export const SessionIdParams = Type.Object({ id: Type.String({ pattern: '^[a-z0-9]{1,32}$' }) });
+
+/** Schemas shared by reference from routes and listed in /openapi.json components. */
+export const sharedSchemas: TSchema[] = [ModesSchema, ScreenSchema, SessionInfoSchema, InputItemSchema, WaitResultSchema, ErrorSchema];

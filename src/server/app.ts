@@ -1,0 +1,59 @@
+/**
+ * The fastify application: auth and Host checks, the error shape, schemas, OpenAPI, and one file of routes per
+ * resource. It knows the runtime only through core/index.ts.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { SessionManager } from '../core/index.js';
+import { VERSION } from '../version.js';
+import { makeAuthHook } from './auth.js';
+import { errorHandler, sendError } from './errors.js';
+import { TermError } from '../core/index.js';
+import { healthRoutes } from './routes/health.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { inputRoutes } from './routes/input.js';
+import { screenRoutes } from './routes/screen.js';
+import { waitRoutes } from './routes/wait.js';
+
+/** Request bodies past this size are refused with 413 before they are parsed. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface ServerOptions {
+  manager: SessionManager;
+  token: string;
+  /** Host names accepted besides loopback names. */
+  allowedHosts?: string[];
+  /** pino options, or false for no logging. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logger: opts.logger ?? false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((req, reply) => {
+    void sendError(reply, new TermError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
+  });
+  app.addHook('onRequest', makeAuthHook({ token: opts.token, allowedHosts: new Set(opts.allowedHosts ?? []) }));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'termhost', version: VERSION, description: 'Terminal host for agents and people.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  const deps = { manager: opts.manager };
+  await app.register(healthRoutes);
+  await app.register(async (scope) => sessionRoutes(scope, deps));
+  await app.register(async (scope) => inputRoutes(scope, deps));
+  await app.register(async (scope) => screenRoutes(scope, deps));
+  await app.register(async (scope) => waitRoutes(scope, deps));
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,74 @@
+/**
+ * The only place an error code becomes an HTTP status, and the one shape every error body has:
+ * {"error": "...", "code": "...", "retryable": bool, ...extra}.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { TermError, type ErrorCode } from '../core/index.js';
+import type { ErrorBody } from '../protocol/http.js';
+
+export const STATUS: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  invalid_json: 400,
+  invalid_key: 400,
+  invalid_input: 400,
+  invalid_mouse: 400,
+  invalid_regex: 400,
+  invalid_signal: 400,
+  command_not_found: 400,
+  cwd_not_found: 400,
+  spawn_failed: 500,
+  session_not_found: 404,
+  session_exited: 409,
+  session_limit: 503,
+  input_queue_full: 409,
+  mouse_not_enabled: 409,
+  mouse_mode_mismatch: 409,
+  unauthorized: 401,
+  forbidden_host: 403,
+  not_found: 404,
+  body_too_large: 413,
+  internal: 500,
+};
+
+export function errorBody(err: TermError): ErrorBody {
+  return { ...err.extra, error: err.message, code: err.code, retryable: err.retryable };
+}
+
+export function sendError(reply: FastifyReply, err: TermError): FastifyReply {
+  return reply.code(STATUS[err.code]).send(errorBody(err));
+}
+
+/** Turn anything thrown inside fastify (validation, body parsing, our own TermErrors, bugs) into the error shape. */
+export function toTermError(err: FastifyError | TermError | Error): TermError {
+  if (err instanceof TermError) return err;
+  const fe = err as FastifyError;
+  if (fe.validation) {
+    const first = fe.validation[0];
+    const where = `${fe.validationContext ?? 'body'}${first?.instancePath ?? ''}`;
+    const index = /^\/input\/(\d+)/.exec(first?.instancePath ?? '');
+    const extra: Record<string, unknown> = index ? { index: Number(index[1]) } : {};
+    return new TermError('invalid_request', `${where} ${first?.message ?? 'is invalid'}`, extra);
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new TermError('body_too_large', 'the request body is larger than the 1 MiB limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new TermError('invalid_request', 'send the body as application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new TermError('invalid_json', 'the body is empty; send a JSON object (or omit Content-Type)');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new TermError('invalid_request', 'the Content-Length header does not match the body');
+  }
+  if (err instanceof SyntaxError || fe.statusCode === 400) {
+    return new TermError('invalid_json', `the body is not valid JSON: ${err.message}`);
+  }
+  if (fe.statusCode === 413) return new TermError('body_too_large', 'the request body is larger than the 1 MiB limit');
+  if (fe.statusCode === 404) return new TermError('not_found', err.message);
+  return new TermError('internal', 'internal error; the daemon log has details');
+}
+
+export function errorHandler(this: unknown, err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const te = toTermError(err);
+  if (te.code === 'internal') req.log.error({ err }, 'unhandled error');
+  void sendError(reply, te);
+}

@@ -1,0 +1,52 @@
+/** Keyboard-side input (text, keys, paste, raw) and mouse events, encoded for the application's live modes. */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { encodeInput } from '../../core/index.js';
+import { InputBody, ModesSchema, MouseBody, SessionIdParams, ErrorSchema } from '../../protocol/http.js';
+import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
+
+type IdParams = Static<typeof SessionIdParams>;
+
+export async function inputRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  app.post(
+    '/v1/sessions/:id/input',
+    {
+      schema: {
+        summary: 'Write an input batch, validated whole and written contiguously',
+        params: SessionIdParams,
+        body: InputBody,
+        response: { 200: Type.Object({ written: Type.Integer({ description: 'Items delivered.' }) }), ...errors(400, 404, 409) },
+      },
+    },
+    async (req) => {
+      const session = sessionOf(deps, (req.params as IdParams).id);
+      const { input } = req.body as Static<typeof InputBody>;
+      const modes = session.emulator.modes;
+      const bytes = unwrap(encodeInput(input, { appCursorKeys: modes.app_cursor_keys, bracketedPaste: modes.bracketed_paste }));
+      unwrap(session.writeBytes(bytes));
+      req.log.debug({ session: session.id, bytes: bytes.length }, 'pty.write');
+      return { written: input.length };
+    },
+  );
+
+  app.post(
+    '/v1/sessions/:id/mouse',
+    {
+      schema: {
+        summary: 'Send a mouse event; refused with 409 and the current modes when the app cannot receive it',
+        params: SessionIdParams,
+        body: MouseBody,
+        response: {
+          200: Type.Object({ written: Type.Integer({ description: 'Bytes written.' }), modes: ModesSchema }),
+          ...errors(400, 404),
+          409: Type.Intersect([ErrorSchema, Type.Object({ modes: Type.Optional(ModesSchema) })]),
+        },
+      },
+    },
+    async (req) => {
+      const session = sessionOf(deps, (req.params as IdParams).id);
+      const written = unwrap(session.mouse(req.body as Static<typeof MouseBody>));
+      return { written, modes: session.emulator.modes };
+    },
+  );
+}

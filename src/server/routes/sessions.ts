@@ -1,0 +1,128 @@
+/** Session lifecycle: create, list, inspect, delete, signal, resize. */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Signal } from '../../core/index.js';
+import {
+  CreateSessionBody,
+  ResizeBody,
+  SessionIdParams,
+  SessionInfoSchema,
+  SignalBody,
+  SignalName,
+} from '../../protocol/http.js';
+import { TermError } from '../../core/index.js';
+import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
+
+type IdParams = Static<typeof SessionIdParams>;
+
+const ListQuery = Type.Object(
+  { label: Type.Optional(Type.Array(Type.String({ pattern: '^[^=]+=.*$' }), { description: 'k=v; repeat to AND' })) },
+  { additionalProperties: false },
+);
+const DeleteQuery = Type.Object({ signal: Type.Optional(SignalName) }, { additionalProperties: false });
+
+export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  app.post(
+    '/v1/sessions',
+    {
+      schema: {
+        summary: 'Start a program in a new PTY session',
+        body: Type.Optional(CreateSessionBody),
+        response: { 201: SessionInfoSchema, ...errors(400, 503) },
+      },
+    },
+    async (req, reply) => {
+      const body = (req.body ?? {}) as Static<typeof CreateSessionBody>;
+      const session = unwrap(deps.manager.create(body));
+      req.log.info({ session: session.id, pid: session.pid }, 'session.create');
+      return reply.code(201).send(session.info());
+    },
+  );
+
+  app.get(
+    '/v1/sessions',
+    {
+      schema: {
+        summary: 'List sessions, optionally filtered by labels',
+        querystring: ListQuery,
+        response: { 200: Type.Object({ sessions: Type.Array(SessionInfoSchema) }), ...errors(400) },
+      },
+    },
+    async (req) => {
+      const q = req.query as Static<typeof ListQuery>;
+      const labels: Record<string, string> = {};
+      for (const pair of q.label ?? []) {
+        const eq = pair.indexOf('=');
+        labels[pair.slice(0, eq)] = pair.slice(eq + 1);
+      }
+      return { sessions: deps.manager.list(labels).map((s) => s.info()) };
+    },
+  );
+
+  app.get(
+    '/v1/sessions/:id',
+    {
+      schema: {
+        summary: 'One session',
+        params: SessionIdParams,
+        response: { 200: SessionInfoSchema, ...errors(404) },
+      },
+    },
+    async (req) => sessionOf(deps, (req.params as IdParams).id).info(),
+  );
+
+  app.delete(
+    '/v1/sessions/:id',
+    {
+      schema: {
+        summary: 'Kill the process group (default HUP, SIGKILL after 3 s) and free the session',
+        params: SessionIdParams,
+        querystring: DeleteQuery,
+        response: { 204: Type.Null(), ...errors(400, 404) },
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params as IdParams;
+      const sig = ((req.query as Static<typeof DeleteQuery>).signal ?? 'HUP') as Signal;
+      unwrap(await deps.manager.delete(id, sig));
+      req.log.info({ session: id, signal: sig }, 'session.delete');
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/v1/sessions/:id/signal',
+    {
+      schema: {
+        summary: 'Send a signal to the process group; the session stays',
+        params: SessionIdParams,
+        body: SignalBody,
+        response: { 200: SessionInfoSchema, ...errors(400, 404, 409) },
+      },
+    },
+    async (req) => {
+      const session = sessionOf(deps, (req.params as IdParams).id);
+      if (session.exited) throw new TermError('session_exited', `session "${session.id}" has exited; there is no process to signal`);
+      session.signal((req.body as Static<typeof SignalBody>).signal as Signal);
+      return session.info();
+    },
+  );
+
+  app.post(
+    '/v1/sessions/:id/resize',
+    {
+      schema: {
+        summary: 'Resize the terminal; the application gets SIGWINCH',
+        params: SessionIdParams,
+        body: ResizeBody,
+        response: { 200: SessionInfoSchema, ...errors(400, 404) },
+      },
+    },
+    async (req) => {
+      const session = sessionOf(deps, (req.params as IdParams).id);
+      const { cols, rows } = req.body as Static<typeof ResizeBody>;
+      session.resize(cols, rows);
+      return session.info();
+    },
+  );
+}

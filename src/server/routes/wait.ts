@@ -1,0 +1,36 @@
+/** Long-poll until the screen shows something, output goes quiet, or the process exits. */
+import type { FastifyInstance } from 'fastify';
+import type { Static } from '@sinclair/typebox';
+import { compileWaitRegex, waitFor } from '../../core/index.js';
+import { SessionIdParams, WaitBody, WaitResultSchema } from '../../protocol/http.js';
+import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
+
+type IdParams = Static<typeof SessionIdParams>;
+
+export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  app.post(
+    '/v1/sessions/:id/wait',
+    {
+      schema: {
+        summary: 'Wait (at most 60 s) for text, a regex, quiet output or exit; returns the screen either way',
+        params: SessionIdParams,
+        body: WaitBody,
+        response: { 200: WaitResultSchema, ...errors(400, 404) },
+      },
+    },
+    async (req, reply) => {
+      const session = sessionOf(deps, (req.params as IdParams).id);
+      const body = req.body as Static<typeof WaitBody>;
+      const regex = body.regex === undefined ? undefined : unwrap(compileWaitRegex(body.regex));
+      // A client that hangs up ends its wait, so abandoned waits hold no timers or listeners.
+      const abort = new AbortController();
+      const onClose = () => abort.abort();
+      reply.raw.once('close', onClose);
+      try {
+        return await waitFor(session, body, regex, abort.signal);
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
+  );
+}
