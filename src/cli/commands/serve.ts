@@ -1,0 +1,39 @@
+/** termhost serve: run the daemon in the foreground until SIGINT/SIGTERM. */
+import { startDaemon } from '../../main.js';
+import { parseArgs } from '../args.js';
+import type { Command } from './types.js';
+
+export const serve: Command = {
+  name: 'serve',
+  usage: 'serve [--listen HOST:PORT | --unix PATH] [--token T] [--allow-host NAME]... [--max-sessions N] [--state-dir D] [--log-level L]',
+  summary: 'run the daemon (default 127.0.0.1:7070)',
+  async run(argv, io) {
+    const { flags } = parseArgs(argv, {
+      listen: 'string',
+      unix: 'string',
+      'allow-host': 'multi',
+      'max-sessions': 'string',
+      'log-level': 'string',
+    });
+    const daemon = await startDaemon({
+      listen: flags.listen as string | undefined,
+      unix: flags.unix as string | undefined,
+      token: (flags.token as string | undefined) ?? process.env.TERMHOST_TOKEN,
+      stateDir: flags['state-dir'] as string | undefined,
+      allowedHosts: flags['allow-host'] as string[] | undefined,
+      maxSessions: flags['max-sessions'] === undefined ? undefined : Number(flags['max-sessions']),
+      logger: {
+        level: (flags['log-level'] as string | undefined) ?? 'info',
+        redact: ['req.headers.authorization', 'req.headers.cookie', 'token'],
+      },
+    });
+    io.err(`termhost listening on ${daemon.address}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await daemon.close();
+    return 0;
+  },
+};

@@ -1,0 +1,30 @@
+/** termhost signal ID SIG */
+import { SIGNALS } from '../../core/index.js';
+import { parseArgs, UsageError } from '../args.js';
+import { clientFrom } from '../context.js';
+import type { Command } from './types.js';
+
+export function signalName(s: string | undefined): string {
+  const name = (s ?? '').toUpperCase().replace(/^SIG/, '');
+  if (!(SIGNALS as readonly string[]).includes(name)) throw new UsageError(`signal must be one of ${SIGNALS.join(' ')}`);
+  return name;
+}
+
+export const signal: Command = {
+  name: 'signal',
+  usage: `signal ID SIG   (${SIGNALS.join(' ')})`,
+  summary: "signal the session's process group; the session stays",
+  async run(argv, io) {
+    const parsed = parseArgs(argv, {});
+    const [id, sig] = parsed.positional;
+    if (!id) throw new UsageError('signal needs a session id and a signal');
+    const client = clientFrom(parsed);
+    try {
+      await client.signal(id, signalName(sig));
+      void io;
+      return 0;
+    } finally {
+      client.close();
+    }
+  },
+};
