@@ -1,0 +1,127 @@
+/**
+ * Test harness: a real daemon on port 0 with a throwaway state dir, a real client, the probe, and condition waits
+ * with deadlines (never sleeps).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDaemon, type Daemon, type DaemonOptions } from '../src/main.js';
+import { TermhostClient } from '../src/client/TermhostClient.js';
+import type { InputItem, Screen } from '../src/protocol/http.js';
+
+export const PROBE = fileURLToPath(new URL('./fixtures/probe.mjs', import.meta.url));
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface TestDaemon extends Daemon {
+  client: TermhostClient;
+  stateDir: string;
+  /** Base URL for raw fetch-style requests. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startTestDaemon(opts: DaemonOptions = {}): Promise<TestDaemon> {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-test-'));
+  const token = opts.token ?? crypto.randomBytes(16).toString('hex');
+  const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, ...opts });
+  const client = new TermhostClient({ address: daemon.address, token });
+  return {
+    ...daemon,
+    client,
+    stateDir,
+    url: `http://${daemon.address}`,
+    async stop() {
+      client.close();
+      await daemon.close();
+      fs.rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Poll a condition until it holds or the deadline passes; for state outside the daemon (files, processes). */
+export async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Wait on the daemon's own event-driven wait; fail the test with the screen when it does not match. */
+export async function waitText(d: TestDaemon, id: string, text: string, timeoutMs = 5000): Promise<Screen> {
+  const r = await d.client.wait(id, { text, timeout_ms: timeoutMs });
+  assert.ok(r.matched, `expected "${text}" on screen; screen was:\n${r.screen.lines.join('\n')}`);
+  return r.screen;
+}
+
+export async function waitRegex(d: TestDaemon, id: string, regex: string, timeoutMs = 5000): Promise<Screen> {
+  const r = await d.client.wait(id, { regex, timeout_ms: timeoutMs });
+  assert.ok(r.matched, `expected /${regex}/ on screen; screen was:\n${r.screen.lines.join('\n')}`);
+  return r.screen;
+}
+
+/** A probe session: raw mode, the given DEC modes on, READY printed. */
+export async function startProbe(d: TestDaemon, modes: number[] = [], extra: string[] = [], size = { cols: 1000, rows: 40 }) {
+  const info = await d.client.createSession({ command: [process.execPath, PROBE, ...modes.map(String), ...extra], ...size });
+  await waitText(d, info.id, 'READY');
+  let group = 0;
+  return {
+    id: info.id,
+    /** Send an input batch and return the hex of exactly the bytes the probe read. */
+    async send(items: InputItem[]): Promise<string> {
+      await d.client.input(info.id, items);
+      return this.next();
+    },
+    /** The next group of bytes the probe reports. */
+    async next(): Promise<string> {
+      group += 1;
+      const screen = await waitRegex(d, info.id, `^${group} [0-9a-f]*$`);
+      const line = [...screen.lines].reverse().find((l) => l.startsWith(`${group} `))!;
+      return line.slice(String(group).length + 1);
+    },
+  };
+}
+
+export function hex(s: string | Buffer): string {
+  return (typeof s === 'string' ? Buffer.from(s, 'latin1') : s).toString('hex');
+}
+
+/** PTY master fds this process holds (node-pty opens /dev/ptmx; our drain holds /dev/pts/N). */
+export function openPtyFds(): string[] {
+  const out: string[] = [];
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      if (target === '/dev/ptmx' || target.startsWith('/dev/pts/')) out.push(`${fd}->${target}`);
+    } catch {
+      /* the fd closed while we looked */
+    }
+  }
+  return out;
+}
+
+/** Live (non-zombie) and zombie children of this process. */
+export function childProcesses(): string[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,stat=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => l.trim())
+      // tsx keeps an esbuild service child for on-the-fly compilation; it is the test runner's, not ours.
+      .filter((l) => l && !l.includes(' ps -o ') && !l.includes('esbuild --service'));
+  } catch {
+    return []; // ps exits 1 when there are no children
+  }
+}
+
+/** After a daemon stops: no PTY fds and no children (live or zombie) may remain. */
+export async function assertNoLeaks(): Promise<void> {
+  await until('PTY fds and children to be released', () => openPtyFds().length === 0 && childProcesses().length === 0, 5000).catch(() => {
+    assert.deepEqual({ fds: openPtyFds(), children: childProcesses() }, { fds: [], children: [] });
+  });
+}
