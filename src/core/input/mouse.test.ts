@@ -55,10 +55,9 @@ const ENCODE: ReadonlyArray<readonly [MouseEvent, MouseModes, string]> = [
   [{ type: 'move', x: 1, y: 1, modifiers: ['ctrl'] }, LEGACY, legacy(51, 1, 1)],
   [{ type: 'scroll', button: 'wheel-up', x: 5, y: 6 }, LEGACY, legacy(64, 5, 6)],
   [{ type: 'scroll', button: 'wheel-down', x: 5, y: 6, modifiers: ['alt'] }, LEGACY, legacy(73, 5, 6)],
-  // X10 (?9): press only, and modifiers are never reported
-  [{ type: 'press', x: 2, y: 3, modifiers: ['ctrl', 'shift'] }, X10, legacy(0, 2, 3)],
+  // X10 (?9): press only
   [{ type: 'press', button: 'right', x: 2, y: 3 }, X10, legacy(2, 2, 3)],
-  [{ type: 'press', x: 2, y: 3, modifiers: ['alt'] }, { tracking: 'x10', encoding: 'sgr' }, '\x1b[<0;3;4M'],
+  [{ type: 'press', x: 2, y: 3 }, { tracking: 'x10', encoding: 'sgr' }, '\x1b[<0;3;4M'],
 ];
 
 for (const [ev, modes, want] of ENCODE) {
@@ -107,6 +106,8 @@ test('refusal messages explain what the application would need', () => {
   };
   assert.match(msg(SAMPLE.press, 'off'), /not enabled mouse tracking/);
   assert.match(msg(SAMPLE.click, 'x10'), /only button presses.*"press" instead/);
+  const withMods = encodeMouse({ type: 'press', x: 0, y: 0, modifiers: ['ctrl'] }, X10, SIZE);
+  assert.equal(withMods.ok ? 'ok' : withMods.code, 'mouse_mode_mismatch', 'x10 cannot carry modifiers: refused, not dropped');
   assert.match(msg(SAMPLE.drag, 'normal'), /\?1002.*\?1003/);
   assert.match(msg(SAMPLE.move, 'button_event'), /\?1003/);
 });

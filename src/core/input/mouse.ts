@@ -74,9 +74,11 @@ export function encodeMouse(ev: MouseEvent, modes: MouseModes, size: { cols: num
   // 2. Can the application receive it?
   const refusal = checkMode(type, modes.tracking);
   if (refusal) return refusal;
-  // X10 compatibility mode never reports modifier keys; xterm drops them, and so do we (the report is still the
-  // press the user made).
-  if (modes.tracking === 'x10') mods = 0;
+  // X10 compatibility mode has no way to report modifier keys. xterm drops them; we refuse instead, so a caller
+  // that asked for ctrl-click never believes the application saw one.
+  if (modes.tracking === 'x10' && mods !== 0) {
+    return mismatch('The application enabled X10 mouse mode (?9), which cannot report modifier keys; send the press without modifiers.');
+  }
 
   // 3. Encode. Each report is (code, final) where final 'M' is press/motion and 'm' an SGR release.
   const reports: Array<[number, 'M' | 'm']> = [];
