@@ -12,12 +12,21 @@ export interface ProcessState {
   last_output_at: string | null;
 }
 
+/**
+ * A row as text, right-trimmed. xterm's own trim drops only never-written cells; programs clear lines by writing
+ * spaces (vim, prompts), so trailing spaces are trimmed here too.
+ */
+function rowText(line: { translateToString(trimRight: boolean): string } | undefined): string {
+  const text = line?.translateToString(true) ?? '';
+  return text.endsWith(' ') ? text.replace(/ +$/, '') : text;
+}
+
 /** The visible rows as text, one string per row, right-trimmed. */
 export function screenLines(emu: Emulator): string[] {
   const buf = emu.term.buffer.active;
   const rows = emu.term.rows;
   const lines = new Array<string>(rows);
-  for (let y = 0; y < rows; y++) lines[y] = buf.getLine(buf.baseY + y)?.translateToString(true) ?? '';
+  for (let y = 0; y < rows; y++) lines[y] = rowText(buf.getLine(buf.baseY + y));
   return lines;
 }
 
@@ -50,6 +59,6 @@ export function scrollbackLines(emu: Emulator, count: number): { lines: string[]
   const total = buf.baseY;
   const n = Math.max(0, Math.min(count, total));
   const lines: string[] = [];
-  for (let y = total - n; y < total; y++) lines.push(buf.getLine(y)?.translateToString(true) ?? '');
+  for (let y = total - n; y < total; y++) lines.push(rowText(buf.getLine(y)));
   return { lines, total };
 }
