@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,5 +124,40 @@ export function childProcesses(): string[] {
 export async function assertNoLeaks(): Promise<void> {
   await until('PTY fds and children to be released', () => openPtyFds().length === 0 && childProcesses().length === 0, 5000).catch(() => {
     assert.deepEqual({ fds: openPtyFds(), children: childProcesses() }, { fds: [], children: [] });
+  });
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests inspect arbitrary bodies
+}
+
+/** A request with full control over headers and body bytes, for testing what the client library would never send. */
+export function rawRequest(
+  address: string,
+  opts: { method?: string; path: string; headers?: Record<string, string | number>; body?: string | Buffer },
+): Promise<RawResponse> {
+  const target = address.startsWith('unix:')
+    ? { socketPath: address.slice(5) }
+    : { host: address.slice(0, address.lastIndexOf(':')), port: Number(address.slice(address.lastIndexOf(':') + 1)) };
+  return new Promise((resolve, reject) => {
+    const req = http.request({ ...target, method: opts.method ?? 'GET', path: opts.path, headers: { host: 'localhost', ...opts.headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
+    req.on('error', reject);
+    req.end(opts.body);
   });
 }

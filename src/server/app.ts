@@ -34,6 +34,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   });
   app.setErrorHandler(errorHandler);
+  // An empty body with a JSON content type (common from curl and some clients on DELETE) means "no body"; anything
+  // else goes through fastify's parser, which refuses __proto__ and constructor.prototype keys.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    jsonParser(req, body as string, done);
+  });
   app.setNotFoundHandler((req, reply) => {
     void sendError(reply, new TermError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
   });
