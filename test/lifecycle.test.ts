@@ -130,6 +130,22 @@ test('a child that never reads stdin: input is refused with 409 once the queue i
   await d.client.deleteSession(other.id);
 });
 
+test('concurrent input batches are each written contiguously, never interleaved', async () => {
+  // The reader prints the runs of identical bytes it received: contiguous batches give exactly one run per batch.
+  const size = 60_000;
+  const writers = ['A', 'B', 'C', 'D'];
+  const total = size * writers.length;
+  const reader = `import sys,tty,itertools\ntty.setraw(0)\nprint('reading', flush=True)\nbuf=b''\nwhile len(buf) < ${total}:\n    buf += sys.stdin.buffer.read1(65536)\nprint('runs ' + ' '.join('%s%d' % (chr(k), len(list(g))) for k, g in itertools.groupby(buf)), flush=True)`;
+  const s = await d.client.createSession({ command: py(reader), cols: 200 });
+  await waitText(d, s.id, 'reading');
+  await Promise.all(writers.map((ch) => d.client.input(s.id, [{ text: ch.repeat(size / 2) }, { raw: ch.repeat(size / 2) }])));
+  const screen = await waitRegex(d, s.id, 'runs [A-D]\\d+ ');
+  const runs = screen.lines.find((l) => l.includes('runs '))!.trim().slice(5).split(' ');
+  assert.equal(runs.length, writers.length, `one run per batch, got ${runs.join(' ')}`);
+  assert.deepEqual(runs.map((r) => r.slice(1)).sort(), writers.map(() => String(size)));
+  await d.client.deleteSession(s.id);
+});
+
 test('a dead process keeps its final screen readable until the session is deleted', async () => {
   const s = await d.client.createSession({ command: ['sh', '-c', 'echo "final words"; exit 7'] });
   const r = await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });
