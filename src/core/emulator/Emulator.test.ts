@@ -1,0 +1,65 @@
+/**
+ * Pins what termhost relies on inside @xterm/headless (exact version pinned in package.json): the private fields read
+ * for cursor visibility and mouse encoding, mode tracking, the sync-parse-after-input path and query replies. An
+ * upgrade that moves any of these fails here first, loudly, instead of as a wrong screen.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Emulator } from './Emulator.js';
+
+function make() {
+  const replies: Buffer[] = [];
+  const emu = new Emulator({ cols: 20, rows: 5, scrollback: 10, onReply: (b) => replies.push(b) });
+  return { emu, replies };
+}
+
+async function feed(emu: Emulator, s: string) {
+  emu.feed(Buffer.from(s, 'latin1'));
+  await emu.whenParsed();
+}
+
+test('DEC modes are read from the emulator: mouse tracking, SGR encoding, DECCKM, bracketed paste, cursor visibility', async () => {
+  const { emu } = make();
+  assert.deepEqual(emu.modes, { mouse: 'off', mouse_encoding: 'default', app_cursor_keys: false, bracketed_paste: false });
+  assert.equal(emu.cursorVisible, true);
+  for (const [set, mouse] of [['?9', 'x10'], ['?1000', 'normal'], ['?1002', 'button_event'], ['?1003', 'any_event']] as const) {
+    await feed(emu, `\x1b[${set}h`);
+    assert.equal(emu.modes.mouse, mouse);
+  }
+  await feed(emu, '\x1b[?1006h\x1b[?1h\x1b[?2004h\x1b[?25l');
+  assert.deepEqual(emu.modes, { mouse: 'any_event', mouse_encoding: 'sgr', app_cursor_keys: true, bracketed_paste: true });
+  assert.equal(emu.cursorVisible, false);
+  await feed(emu, '\x1b[?1003l\x1b[?1006l\x1b[?1l\x1b[?2004l\x1b[?25h');
+  assert.deepEqual(emu.modes, { mouse: 'off', mouse_encoding: 'default', app_cursor_keys: false, bracketed_paste: false });
+  assert.equal(emu.cursorVisible, true);
+  emu.dispose();
+});
+
+test('alternate screen and title are tracked', async () => {
+  const { emu } = make();
+  await feed(emu, '\x1b]0;my title\x07\x1b[?1049h');
+  assert.equal(emu.title, 'my title');
+  assert.equal(emu.altScreen, true);
+  await feed(emu, '\x1b[?1049l');
+  assert.equal(emu.altScreen, false);
+  emu.dispose();
+});
+
+test('queries are answered through onReply', async () => {
+  const { emu, replies } = make();
+  await feed(emu, 'ab\x1b[6n\x1b[c');
+  const all = Buffer.concat(replies).toString('latin1');
+  assert.match(all, /\x1b\[1;3R/);
+  assert.match(all, /\x1b\[\?[\d;]+c/);
+  emu.dispose();
+});
+
+test('after armSyncParse the next chunk is parsed synchronously, without waiting for the write timer', () => {
+  const { emu } = make();
+  emu.armSyncParse();
+  emu.feed(Buffer.from('echo'));
+  assert.equal(emu.pendingBytes, 0, 'parsed during feed');
+  emu.feed(Buffer.from('later'));
+  assert.equal(emu.pendingBytes, 5, 'without input, xterm defers parsing to its timer');
+  emu.dispose();
+});
