@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SessionManager } from './core/index.js';
-import { buildServer } from './server/app.js';
+import { buildServer, type ServerOptions } from './server/app.js';
 import { isLoopbackHost, hostOnly } from './server/auth.js';
 import { defaultStateDir, ensureStateDir, loadOrCreateToken } from './config.js';
 
@@ -21,6 +21,10 @@ export interface DaemonOptions {
   token?: string;
   stateDir?: string;
   allowedHosts?: string[];
+  /** Exact browser origins allowed to attach besides the daemon's own. */
+  allowedOrigins?: string[];
+  /** Attach socket timings and bounds (tests shorten them). */
+  attach?: ServerOptions['attach'];
   maxSessions?: number;
   logger?: boolean | Record<string, unknown>;
 }
@@ -56,7 +60,14 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const manager = new SessionManager({ maxSessions: opts.maxSessions });
   const allowedHosts = [...(opts.allowedHosts ?? [])];
   if (!opts.unix && !isLoopbackHost(host)) allowedHosts.push(host);
-  const app = await buildServer({ manager, token, allowedHosts, logger: opts.logger });
+  const app = await buildServer({
+    manager,
+    token,
+    allowedHosts,
+    allowedOrigins: opts.allowedOrigins,
+    attach: opts.attach,
+    logger: opts.logger,
+  });
 
   let address: string;
   if (opts.unix) {

@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'mouse_mode_mismatch'
   | 'unauthorized'
   | 'forbidden_host'
+  | 'forbidden_origin'
   | 'not_found'
   | 'body_too_large'
   | 'internal';

@@ -66,7 +66,11 @@ export const SessionInfoSchema = Type.Object(
     exited: Type.Boolean(),
     exit_code: Type.Union([Type.Integer(), Type.Null()]),
     exit_signal: Type.Union([Type.String(), Type.Null()]),
+    exit_reason: Type.Union([StringEnum(['completed', 'crashed', 'closed']), Type.Null()], {
+      description: 'completed: exited by itself; crashed: killed by a signal termhost did not send; closed: ended by request',
+    }),
     seq: Type.Integer({ description: 'Output bytes so far.' }),
+    clients: Type.Object({ viewers: Type.Integer(), drivers: Type.Integer() }, { description: 'Attached clients.' }),
     last_output_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
   {},
@@ -163,6 +167,22 @@ export const ErrorSchema = Type.Object(
 export type ErrorBody = Static<typeof ErrorSchema> & Record<string, unknown>;
 
 export const ScrollbackSchema = Type.Object({ lines: Type.Array(Type.String()), total: Type.Integer() });
+
+export const AttachTokenBody = Type.Object(
+  { role: Type.Optional(StringEnum(['viewer', 'driver'], { description: 'default viewer' })) },
+  { additionalProperties: false },
+);
+export const AttachTokenSchema = Type.Object({
+  token: Type.String({ description: 'Send it in the first WebSocket frame: {"kind":"auth","token":...}.' }),
+  ws_path: Type.String(),
+  role: StringEnum(['viewer', 'driver']),
+  expires_in_s: Type.Integer(),
+});
+
+export const BannerBody = Type.Object(
+  { message: Type.String({ minLength: 1, maxLength: 8192, description: 'Shown to people watching the session.' }) },
+  { additionalProperties: false },
+);
 
 export const SessionIdParams = Type.Object({ id: Type.String({ pattern: '^[a-z0-9]{1,32}$' }) });
 

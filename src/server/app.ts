@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import websocket from '@fastify/websocket';
 import type { SessionManager } from '../core/index.js';
 import { VERSION } from '../version.js';
 import { makeAuthHook } from './auth.js';
@@ -14,6 +15,10 @@ import { sessionRoutes } from './routes/sessions.js';
 import { inputRoutes } from './routes/input.js';
 import { screenRoutes } from './routes/screen.js';
 import { waitRoutes } from './routes/wait.js';
+import { attachRoutes } from './routes/attach.js';
+import { AttachTokens } from './attachTokens.js';
+import { DEFAULT_ATTACH_SETTINGS, type AttachSettings } from './attach/AttachConnection.js';
+import { MAX_FRAME_BYTES } from '../protocol/attach.js';
 
 /** Request bodies past this size are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -23,6 +28,10 @@ export interface ServerOptions {
   token: string;
   /** Host names accepted besides loopback names. */
   allowedHosts?: string[];
+  /** Exact origins (scheme://host:port) allowed to attach from a browser, besides the daemon's own. */
+  allowedOrigins?: string[];
+  /** Attach socket timings and bounds; tests shorten them. */
+  attach?: Partial<AttachSettings>;
   /** pino options, or false for no logging. */
   logger?: boolean | Record<string, unknown>;
 }
@@ -56,12 +65,23 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     },
   });
 
+  // Frames over 1 MiB are refused by ws itself, before they are buffered whole or parsed (close code 1009).
+  await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
+
   const deps = { manager: opts.manager };
   await app.register(healthRoutes);
   await app.register(async (scope) => sessionRoutes(scope, deps));
   await app.register(async (scope) => inputRoutes(scope, deps));
   await app.register(async (scope) => screenRoutes(scope, deps));
   await app.register(async (scope) => waitRoutes(scope, deps));
+  const attachDeps = {
+    ...deps,
+    token: opts.token,
+    tokens: new AttachTokens(),
+    settings: { ...DEFAULT_ATTACH_SETTINGS, ...opts.attach },
+    allowedOrigins: new Set(opts.allowedOrigins ?? []),
+  };
+  await app.register(async (scope) => attachRoutes(scope, attachDeps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

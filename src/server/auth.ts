@@ -49,7 +49,28 @@ export interface AuthOptions {
   allowedHosts: ReadonlySet<string>;
 }
 
+/** The attach socket authenticates in its first frame (browsers cannot set headers on a WebSocket). */
+const SELF_AUTHENTICATING = /^\/v1\/sessions\/[^/?]+\/attach(?:[/?]|$)/;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** True when the request carried the daemon's bearer token in its Authorization header. */
+    bearerOk: boolean;
+  }
+}
+
 /** onRequest hook: Host first (even /health is refused on a foreign Host), then the token for everything else. */
+/**
+ * Browsers send Origin on WebSocket upgrades. Only the daemon's own origin (the Host the request was sent to) and
+ * configured origins may attach; a page elsewhere, or a sandboxed one ("null"), may not.
+ */
+export function originAllowed(origin: string | undefined, host: string | undefined, allowed: ReadonlySet<string>): boolean {
+  if (origin === undefined) return true; // native clients (the CLI) send none
+  if (origin === 'null' || !host) return false;
+  if (allowed.has(origin)) return true;
+  return origin === `http://${host}` || origin === `https://${host}`;
+}
+
 export function makeAuthHook(opts: AuthOptions) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     if (!hostAllowed(req.headers.host, opts.allowedHosts)) {
@@ -58,9 +79,11 @@ export function makeAuthHook(opts: AuthOptions) {
         new TermError('forbidden_host', `Host "${req.headers.host ?? ''}" is not allowed; use a loopback name or add it with --allow-host`),
       );
     }
-    if (req.url === '/health' || req.url.startsWith('/health?')) return;
     const presented = bearerToken(req.headers.authorization);
-    if (!presented || !secretsEqual(presented, opts.token)) {
+    req.bearerOk = presented !== undefined && secretsEqual(presented, opts.token);
+    if (req.url === '/health' || req.url.startsWith('/health?')) return;
+    if (SELF_AUTHENTICATING.test(req.url)) return;
+    if (!req.bearerOk) {
       return sendError(
         reply.header('www-authenticate', 'Bearer'),
         new TermError('unauthorized', 'missing or wrong bearer token; send "Authorization: Bearer <token>" (see `termhost token`)'),

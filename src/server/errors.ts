@@ -25,6 +25,7 @@ export const STATUS: Record<ErrorCode, number> = {
   mouse_mode_mismatch: 409,
   unauthorized: 401,
   forbidden_host: 403,
+  forbidden_origin: 403,
   not_found: 404,
   body_too_large: 413,
   internal: 500,

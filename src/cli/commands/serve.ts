@@ -5,13 +5,14 @@ import type { Command } from './types.js';
 
 export const serve: Command = {
   name: 'serve',
-  usage: 'serve [--listen HOST:PORT | --unix PATH] [--token T] [--allow-host NAME]... [--max-sessions N] [--state-dir D] [--log-level L]',
+  usage: 'serve [--listen HOST:PORT | --unix PATH] [--token T] [--allow-host NAME]... [--allow-origin URL]... [--max-sessions N] [--state-dir D] [--log-level L]',
   summary: 'run the daemon (default 127.0.0.1:7070)',
   async run(argv, io) {
     const { flags } = parseArgs(argv, {
       listen: 'string',
       unix: 'string',
       'allow-host': 'multi',
+      'allow-origin': 'multi',
       'max-sessions': 'string',
       'log-level': 'string',
     });
@@ -21,6 +22,7 @@ export const serve: Command = {
       token: (flags.token as string | undefined) ?? process.env.TERMHOST_TOKEN,
       stateDir: flags['state-dir'] as string | undefined,
       allowedHosts: flags['allow-host'] as string[] | undefined,
+      allowedOrigins: flags['allow-origin'] as string[] | undefined,
       maxSessions: flags['max-sessions'] === undefined ? undefined : Number(flags['max-sessions']),
       logger: {
         level: (flags['log-level'] as string | undefined) ?? 'info',

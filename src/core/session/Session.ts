@@ -35,7 +35,25 @@ export type SessionEvents = {
   resized: [cols: number, rows: number];
   /** The process ended and every byte it wrote is on the screen. */
   exit: [exit: PtyExit, reason: ExitReason];
+  /** A notice for the people watching: text, never terminal bytes. */
+  banner: [message: string];
+  clientAttached: [client: AttachedClient];
+  clientDetached: [client: AttachedClient];
+  /** The session is being freed; listeners should let go. */
+  disposed: [];
 };
+
+export type ClientRole = 'viewer' | 'driver';
+
+/** A live attach client, as the runtime counts it (the transport lives in the server). */
+export interface AttachedClient {
+  readonly id: number;
+  readonly role: ClientRole;
+  detach(): void;
+}
+
+/** Banners published while nobody is attached are kept for later clients, up to this many (oldest dropped). */
+export const MAX_RETAINED_BANNERS = 64;
 
 export class Session {
   readonly events = new Emitter<SessionEvents>();
@@ -47,6 +65,11 @@ export class Session {
   private exitState: { exit: PtyExit; reason: ExitReason } | undefined;
   private closing = false;
   private disposed = false;
+  /** Signals termhost itself sent: an exit by one of them is not a crash. */
+  private readonly signalsSent = new Set<string>();
+  private readonly clients = new Set<AttachedClient>();
+  private nextClientId = 1;
+  private retained: string[] = [];
 
   constructor(
     readonly id: string,
@@ -71,7 +94,12 @@ export class Session {
     });
     this.pty.onExit((exit) => {
       void this.emulator.whenParsed().then(() => {
-        const reason: ExitReason = this.closing ? 'closed' : 'completed';
+        const reason: ExitReason =
+          this.closing || (exit.signal !== null && this.signalsSent.has(exit.signal))
+            ? 'closed'
+            : exit.signal !== null
+              ? 'crashed'
+              : 'completed';
         this.exitState = { exit, reason };
         this.events.emit('exit', exit, reason);
       });
@@ -127,7 +155,9 @@ export class Session {
       exited: this.exited,
       exit_code: this.exitState?.exit.exitCode ?? null,
       exit_signal: this.exitState?.exit.signal ?? null,
+      exit_reason: this.exitState?.reason ?? null,
       seq: this.seqBytes,
+      clients: this.attachedClients,
       last_output_at: this.lastOutput?.toISOString() ?? null,
     };
   }
@@ -194,13 +224,53 @@ export class Session {
   }
 
   signal(sig: Signal): void {
+    this.signalsSent.add(`SIG${sig}`);
     this.pty.signal(sig);
+  }
+
+  /** Count a live client; whoever attaches calls `detach()` when the connection ends. */
+  attachClient(role: ClientRole): AttachedClient {
+    const client: AttachedClient = {
+      id: this.nextClientId++,
+      role,
+      detach: () => {
+        if (this.clients.delete(client)) this.events.emit('clientDetached', client);
+      },
+    };
+    this.clients.add(client);
+    this.events.emit('clientAttached', client);
+    return client;
+  }
+
+  get attachedClients(): { viewers: number; drivers: number } {
+    let viewers = 0;
+    for (const c of this.clients) if (c.role === 'viewer') viewers++;
+    return { viewers, drivers: this.clients.size - viewers };
+  }
+
+  /**
+   * Publish a notice to attached clients. With nobody attached it is kept (up to 64) and replayed to every later
+   * client, so a session that failed before anyone looked still explains itself.
+   */
+  publishBanner(message: string): void {
+    if (this.clients.size > 0) {
+      this.events.emit('banner', message);
+      return;
+    }
+    this.retained.push(message);
+    if (this.retained.length > MAX_RETAINED_BANNERS) this.retained.splice(0, this.retained.length - MAX_RETAINED_BANNERS);
+  }
+
+  get retainedBanners(): readonly string[] {
+    return this.retained;
   }
 
   /** Signal the process group, escalate to SIGKILL after the grace period, and resolve once the exit is reported. */
   async kill(sig: Signal): Promise<void> {
     if (this.exitState) return;
     this.closing = true;
+    this.signalsSent.add(`SIG${sig}`);
+    this.signalsSent.add('SIGKILL');
     const exited = new Promise<void>((resolve) => {
       const off = this.events.on('exit', () => {
         off();
@@ -214,6 +284,8 @@ export class Session {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.events.emit('disposed');
+    for (const c of [...this.clients]) c.detach();
     this.pty.dispose();
     this.emulator.dispose();
     this.ring.clear();

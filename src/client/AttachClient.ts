@@ -1,0 +1,113 @@
+/**
+ * The client side of the attach protocol: open the socket, authenticate in the first frame, and read frames as an
+ * async iterator. Used by `termhost attach` and by anyone's code; a browser speaks the same protocol.
+ */
+import WebSocket from 'ws';
+import { decodeServerFrame, BinaryTag, type AuthFrame, type ServerFrame } from '../protocol/attach.js';
+import type { Address } from './TermhostClient.js';
+
+export interface AttachOptions extends Omit<AuthFrame, 'kind'> {
+  address: Address;
+  session: string;
+  /** The daemon's bearer token, sent as an Authorization header (native clients can). */
+  bearer?: string;
+  /** Sent as the Origin header, to act like a browser page. */
+  origin?: string;
+}
+
+export type AttachEvent = ServerFrame | { kind: 'closed'; code: number; reason: string };
+
+export class AttachClient implements AsyncIterable<AttachEvent> {
+  readonly ws: WebSocket;
+  private readonly queue: AttachEvent[] = [];
+  private waiting: ((v: IteratorResult<AttachEvent>) => void) | undefined;
+  private done = false;
+
+  constructor(opts: AttachOptions) {
+    const base = opts.address.kind === 'unix' ? `ws+unix://${opts.address.path}:` : `ws://${opts.address.host.includes(':') ? `[${opts.address.host}]` : opts.address.host}:${opts.address.port}`;
+    const headers: Record<string, string> = {};
+    if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
+    if (opts.origin) headers.origin = opts.origin;
+    this.ws = new WebSocket(`${base}/v1/sessions/${encodeURIComponent(opts.session)}/attach`, { headers, maxPayload: 2 * 1024 * 1024 });
+    const auth: AuthFrame = { kind: 'auth' };
+    for (const k of ['token', 'role', 'view', 'since_seq', 'cols', 'rows'] as const) {
+      if (opts[k] !== undefined) (auth as unknown as Record<string, unknown>)[k] = opts[k];
+    }
+    this.ws.on('open', () => this.ws.send(JSON.stringify(auth)));
+    this.ws.on('message', (data: Buffer, isBinary: boolean) => {
+      const d = decodeServerFrame(data, isBinary);
+      if (d.ok) this.push(d.frame);
+      else this.push({ kind: 'error', message: `undecodable frame from server: ${d.error}`, code: 'invalid_frame' });
+    });
+    this.ws.on('unexpected-response', (_req, res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        let reason = `HTTP ${res.statusCode}`;
+        try {
+          reason = `HTTP ${res.statusCode}: ${(JSON.parse(Buffer.concat(chunks).toString()) as { error: string }).error}`;
+        } catch {
+          /* not our JSON error shape; the status says enough */
+        }
+        this.finish(res.statusCode ?? 0, reason);
+      });
+    });
+    this.ws.on('error', (err) => this.finish(1006, err.message));
+    this.ws.on('close', (code, reason) => this.finish(code, reason.toString()));
+  }
+
+  /** Bytes for the PTY (drivers only), sent as a binary stdin frame. */
+  sendStdin(bytes: Buffer | string): void {
+    const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(Buffer.concat([Buffer.from([BinaryTag.stdin]), data]), { binary: true });
+  }
+
+  sendResize(cols: number, rows: number): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ kind: 'resize', cols, rows }));
+  }
+
+  /** Send a raw text or binary frame, for testing what a well-behaved client never sends. */
+  sendRaw(data: string | Buffer, binary = false): void {
+    this.ws.send(data, { binary });
+  }
+
+  close(): void {
+    this.ws.close(1000);
+  }
+
+  /** The next event, or undefined once the socket has closed and every event was read. */
+  async next(): Promise<AttachEvent | undefined> {
+    const r = await this[Symbol.asyncIterator]().next();
+    return r.done ? undefined : r.value;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<AttachEvent> {
+    return {
+      next: () => {
+        const item = this.queue.shift();
+        if (item) return Promise.resolve({ value: item, done: false });
+        if (this.done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => (this.waiting = resolve));
+      },
+    };
+  }
+
+  private push(ev: AttachEvent): void {
+    if (this.waiting) {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w({ value: ev, done: false });
+    } else this.queue.push(ev);
+  }
+
+  private finish(code: number, reason: string): void {
+    if (this.done) return;
+    this.push({ kind: 'closed', code, reason });
+    this.done = true;
+    if (this.waiting) {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w({ value: undefined, done: true });
+    }
+  }
+}

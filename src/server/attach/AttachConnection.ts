@@ -1,0 +1,216 @@
+/**
+ * One attach client on one session: the auth handshake, role enforcement, the join repaint or exact resume, live
+ * fan-out with a bound on what may queue for a slow client, render-view frames, pings, and the pinned exit frame.
+ */
+import type { WebSocket } from 'ws';
+import { renderFrame, repaint, type AttachedClient, type Session } from '../../core/index.js';
+import {
+  CloseCode,
+  decodeClientFrame,
+  encodeServerFrame,
+  MAX_FRAME_BYTES,
+  type AuthFrame,
+  type Role,
+  type ServerFrame,
+  type View,
+} from '../../protocol/attach.js';
+
+export interface AttachSettings {
+  /** A socket must authenticate within this time. */
+  authTimeoutMs: number;
+  /** Ping interval; a peer that misses two pongs in a row is dropped. */
+  pingIntervalMs: number;
+  /** Output queued for one client beyond this closes it with 4008. */
+  maxBufferedBytes: number;
+  /** Render view: at most one full-frame repaint per this interval. */
+  renderDebounceMs: number;
+}
+
+export const DEFAULT_ATTACH_SETTINGS: AttachSettings = {
+  authTimeoutMs: 5000,
+  pingIntervalMs: 30_000,
+  maxBufferedBytes: 4 * 1024 * 1024,
+  renderDebounceMs: 25,
+};
+
+/** Decides what a first frame's credentials allow: the most privileged role, or a refusal. */
+export type Authenticate = (frame: AuthFrame) => { ok: true; maxRole: Role } | { ok: false; reason: string };
+
+export class AttachConnection {
+  private state: 'auth' | 'live' | 'closed' = 'auth';
+  private role: Role = 'viewer';
+  private view: View = 'stream';
+  private client: AttachedClient | undefined;
+  private readonly cleanups: Array<() => void> = [];
+  private missedPongs = 0;
+  private renderTimer: NodeJS.Timeout | undefined;
+  private clientSize: { cols: number; rows: number } | undefined;
+  /** Stream offset the client has been sent up to, so live chunks are never duplicated or skipped. */
+  private sentSeq = 0;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly session: Session,
+    private readonly authenticate: Authenticate,
+    private readonly settings: AttachSettings,
+    private readonly log: { debug: (o: object, m: string) => void },
+  ) {
+    const authTimer = setTimeout(() => this.close(CloseCode.authTimeout, 'no auth frame within 5 s'), settings.authTimeoutMs);
+    this.cleanups.push(() => clearTimeout(authTimer));
+    ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
+    ws.on('close', () => this.teardown());
+    ws.on('pong', () => (this.missedPongs = 0));
+  }
+
+  private onMessage(data: Buffer, isBinary: boolean): void {
+    if (this.state === 'closed') return;
+    const decoded = decodeClientFrame(data, isBinary);
+    if (this.state === 'auth') {
+      if (!decoded.ok || decoded.frame.kind !== 'auth') {
+        this.close(CloseCode.authTimeout, decoded.ok ? 'the first frame must be an auth frame' : decoded.error);
+        return;
+      }
+      this.start(decoded.frame);
+      return;
+    }
+    if (!decoded.ok) return this.send({ kind: 'error', message: decoded.error, code: 'invalid_frame' });
+    const frame = decoded.frame;
+    if (frame.kind === 'auth') return this.send({ kind: 'error', message: 'already authenticated', code: 'invalid_frame' });
+    if (this.role !== 'driver') {
+      return this.send({ kind: 'error', message: `you are attached as a viewer; ${frame.kind} is refused`, code: 'read_only' });
+    }
+    if (frame.kind === 'stdin') {
+      const written = this.session.writeBytes(frame.data);
+      if (!written.ok) this.send({ kind: 'error', message: written.error.message, code: written.error.code });
+    } else if (frame.kind === 'resize') {
+      this.session.resize(frame.cols, frame.rows);
+    }
+  }
+
+  private start(auth: AuthFrame): void {
+    const verdict = this.authenticate(auth);
+    if (!verdict.ok) return this.close(CloseCode.forbidden, verdict.reason);
+    for (const c of this.cleanups.splice(0)) c(); // the auth timer
+    this.state = 'live';
+    const wanted: Role = auth.role ?? 'viewer';
+    this.role = verdict.maxRole === 'viewer' ? 'viewer' : wanted;
+    this.view = auth.view ?? 'stream';
+    // The client's own terminal size, used to size render-view frames. It never resizes the session: a driver that
+    // wants to be the size authority sends a resize frame.
+    if (auth.cols !== undefined && auth.rows !== undefined) this.clientSize = { cols: auth.cols, rows: auth.rows };
+    this.client = this.session.attachClient(this.role);
+    this.log.debug({ session: this.session.id, role: this.role, view: this.view }, 'attach.join');
+
+    const ev = this.session.events;
+    this.cleanups.push(
+      () => this.client?.detach(),
+      ev.on('output', (chunk, seq) => this.onOutput(chunk, seq)),
+      ev.on('parsed', () => this.view === 'render' && this.scheduleRender()),
+      ev.on('resized', (cols, rows) => this.send({ kind: 'resized', cols, rows })),
+      ev.on('banner', (message) => this.send({ kind: 'error', message })),
+      ev.on('exit', () => this.sendExitAndClose()),
+      ev.on('disposed', () => this.sendExitAndClose()),
+    );
+    const ping = setInterval(() => {
+      if (this.missedPongs >= 2) return this.close(CloseCode.unresponsive, 'missed two pings');
+      this.missedPongs++;
+      this.ws.ping();
+    }, this.settings.pingIntervalMs);
+    this.cleanups.push(() => clearInterval(ping));
+
+    this.join(auth.since_seq);
+  }
+
+  /** Hello, then either the exact bytes after `since` (still in the ring) or a repaint, then banners, then exit. */
+  private join(since: number | undefined): void {
+    const s = this.session;
+    const info = { id: s.id, command: s.spec.command, cols: s.cols, rows: s.rows, title: s.emulator.title, exited: s.exited };
+    const resume = this.view === 'stream' && since !== undefined ? s.ring.since(since) : undefined;
+    if (resume && since !== undefined) {
+      this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: since });
+      this.sentSeq = since;
+      this.sendStdout(resume, since);
+    } else {
+      // The screen reflects output up to parsedSeq; bytes fed but not yet parsed follow from the ring.
+      const at = s.parsedSeq;
+      this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: at });
+      if (this.view === 'render') this.sendRender();
+      else {
+        this.send({ kind: 'repaint', seq: at, data: repaint(s.emulator) });
+        this.sentSeq = at;
+        const pending = s.ring.since(at);
+        if (pending) this.sendStdout(pending, at);
+      }
+    }
+    for (const message of s.retainedBanners) this.send({ kind: 'error', message });
+    if (s.exited) this.sendExitAndClose();
+  }
+
+  private onOutput(chunk: Buffer, seq: number): void {
+    if (this.view !== 'stream') return;
+    const end = seq + chunk.length;
+    if (end <= this.sentSeq) return; // already sent as part of the join
+    this.sendStdout(seq < this.sentSeq ? chunk.subarray(this.sentSeq - seq) : chunk, Math.max(seq, this.sentSeq));
+  }
+
+  private sendStdout(bytes: Buffer, seq: number): void {
+    const max = MAX_FRAME_BYTES - 64;
+    for (let off = 0; off < bytes.length; off += max) {
+      this.send({ kind: 'stdout', seq: seq + off, data: bytes.subarray(off, off + max) });
+    }
+    this.sentSeq = seq + bytes.length;
+  }
+
+  private scheduleRender(): void {
+    if (this.renderTimer) return;
+    this.renderTimer = setTimeout(() => {
+      this.renderTimer = undefined;
+      this.sendRender();
+    }, this.settings.renderDebounceMs);
+  }
+
+  private sendRender(): void {
+    if (this.state !== 'live') return;
+    const size = this.clientSize ?? { cols: this.session.cols, rows: this.session.rows };
+    this.send({ kind: 'repaint', seq: this.session.parsedSeq, data: renderFrame(this.session.emulator, size) });
+  }
+
+  private sendExitAndClose(): void {
+    if (this.state !== 'live') return;
+    const exit = this.session.exit;
+    if (this.view === 'render') this.sendRender();
+    this.send({
+      kind: 'exit',
+      code: exit?.exit.exitCode ?? null,
+      signal: exit?.exit.signal ?? null,
+      reason: exit?.reason ?? 'closed',
+    });
+    this.close(1000, 'session ended');
+  }
+
+  private send(frame: ServerFrame): void {
+    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return;
+    if (this.ws.bufferedAmount > this.settings.maxBufferedBytes) {
+      this.close(CloseCode.slowConsumer, `client fell more than ${this.settings.maxBufferedBytes} bytes behind; reattach to resume`);
+      return;
+    }
+    const { data, binary } = encodeServerFrame(frame);
+    this.ws.send(data, { binary });
+  }
+
+  private close(code: number, reason: string): void {
+    if (this.state === 'closed') return;
+    this.teardown();
+    // Close reasons are limited to 123 bytes by the WebSocket protocol.
+    this.ws.close(code, reason.slice(0, 120));
+    // A peer that does not complete the closing handshake is cut off.
+    setTimeout(() => this.ws.terminate(), 2000).unref();
+  }
+
+  private teardown(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    if (this.renderTimer) clearTimeout(this.renderTimer);
+    for (const c of this.cleanups.splice(0)) c();
+  }
+}

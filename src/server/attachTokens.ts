@@ -1,0 +1,58 @@
+/**
+ * Attach tokens: short-lived HMAC-SHA256 credentials scoped to one session and one role, so a browser can attach
+ * without ever holding the daemon's bearer token. The key is random per daemon process: a restart invalidates
+ * outstanding tokens, which live 60 s anyway.
+ *
+ * Format: "v1." + base64url(JSON payload) + "." + base64url(HMAC-SHA256(key, "v1." + payload)).
+ */
+import crypto from 'node:crypto';
+import type { Role } from '../protocol/attach.js';
+
+export const ATTACH_TOKEN_TTL_S = 60;
+
+export interface AttachGrant {
+  session: string;
+  role: Role;
+  /** Expiry, seconds since the epoch. */
+  exp: number;
+}
+
+export class AttachTokens {
+  private readonly key = crypto.randomBytes(32);
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  mint(session: string, role: Role): string {
+    const payload = Buffer.from(
+      JSON.stringify({ s: session, r: role, e: Math.floor(this.now() / 1000) + ATTACH_TOKEN_TTL_S, n: crypto.randomBytes(8).toString('hex') }),
+    ).toString('base64url');
+    return `v1.${payload}.${this.mac(`v1.${payload}`).toString('base64url')}`;
+  }
+
+  /** The grant, or undefined for anything forged, malformed, expired or for another session. */
+  verify(token: string, session: string): AttachGrant | undefined {
+    const parts = token.split('.');
+    if (parts.length !== 3 || parts[0] !== 'v1') return undefined;
+    const given = Buffer.from(parts[2]!, 'base64url');
+    const want = this.mac(`v1.${parts[1]}`);
+    if (given.length !== want.length || !crypto.timingSafeEqual(given, want)) return undefined;
+    let p: { s?: unknown; r?: unknown; e?: unknown };
+    try {
+      p = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as typeof p;
+    } catch {
+      return undefined;
+    }
+    if (typeof p.s !== 'string' || (p.r !== 'viewer' && p.r !== 'driver') || typeof p.e !== 'number') return undefined;
+    if (p.s !== session || p.e * 1000 <= this.now()) return undefined;
+    return { session: p.s, role: p.r, exp: p.e };
+  }
+
+  private mac(data: string): Buffer {
+    return crypto.createHmac('sha256', this.key).update(data).digest();
+  }
+}
+
+/** The lesser of two roles: a request may downgrade what its credential allows, never upgrade it. */
+export function lesserRole(a: Role, b: Role): Role {
+  return a === 'viewer' || b === 'viewer' ? 'viewer' : 'driver';
+}

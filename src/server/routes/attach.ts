@@ -1,0 +1,98 @@
+/**
+ * Live attach: the WebSocket endpoint, attach tokens for clients that cannot send headers, and banners for the
+ * people watching. The protocol itself is in protocol/attach.ts and docs/protocol.md.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { TermError } from '../../core/index.js';
+import type { Role } from '../../protocol/attach.js';
+import { AttachTokenBody, AttachTokenSchema, BannerBody, SessionIdParams, SessionInfoSchema } from '../../protocol/http.js';
+import { ATTACH_TOKEN_TTL_S, AttachTokens } from '../attachTokens.js';
+import { AttachConnection, type AttachSettings, type Authenticate } from '../attach/AttachConnection.js';
+import { originAllowed, secretsEqual } from '../auth.js';
+import { sendError } from '../errors.js';
+import { errors, sessionOf, type RouteDeps } from './common.js';
+
+type IdParams = Static<typeof SessionIdParams>;
+
+export interface AttachDeps extends RouteDeps {
+  token: string;
+  tokens: AttachTokens;
+  settings: AttachSettings;
+  allowedOrigins: ReadonlySet<string>;
+}
+
+export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Promise<void> {
+  app.post(
+    '/v1/sessions/:id/attach-tokens',
+    {
+      schema: {
+        summary: 'Mint a 60 s attach token for one session and role, to send in the first WebSocket frame',
+        params: SessionIdParams,
+        body: Type.Optional(AttachTokenBody),
+        response: { 201: AttachTokenSchema, ...errors(400, 404) },
+      },
+    },
+    async (req, reply) => {
+      const session = sessionOf(deps, (req.params as IdParams).id);
+      const role: Role = (req.body as Static<typeof AttachTokenBody> | undefined)?.role ?? 'viewer';
+      return reply.code(201).send({
+        token: deps.tokens.mint(session.id, role),
+        ws_path: `/v1/sessions/${session.id}/attach`,
+        role,
+        expires_in_s: ATTACH_TOKEN_TTL_S,
+      });
+    },
+  );
+
+  app.post(
+    '/v1/sessions/:id/banner',
+    {
+      schema: {
+        summary: 'Show a notice to the people attached (kept for later clients when nobody is attached)',
+        params: SessionIdParams,
+        body: BannerBody,
+        response: { 200: SessionInfoSchema, ...errors(400, 404) },
+      },
+    },
+    async (req) => {
+      const session = sessionOf(deps, (req.params as IdParams).id);
+      session.publishBanner((req.body as Static<typeof BannerBody>).message);
+      return session.info();
+    },
+  );
+
+  app.get(
+    '/v1/sessions/:id/attach',
+    {
+      websocket: true,
+      schema: { params: SessionIdParams },
+      // Everything that can be refused before the upgrade is refused here, as a plain HTTP error.
+      preValidation: async (req, reply) => {
+        if (req.url.includes('?')) {
+          return sendError(reply, new TermError('invalid_request', 'the attach URL takes no query string; send options and the token in the first frame'));
+        }
+        if (!originAllowed(req.headers.origin, req.headers.host, deps.allowedOrigins)) {
+          return sendError(reply, new TermError('forbidden_origin', `Origin "${req.headers.origin}" may not attach; allow it with --allow-origin`));
+        }
+        const found = deps.manager.get((req.params as IdParams).id);
+        if (!found.ok) return sendError(reply, found.error);
+      },
+    },
+    (socket, req) => {
+      const found = deps.manager.get((req.params as IdParams).id);
+      if (!found.ok) return socket.close(4004, 'no such session');
+      const headerAuth = req.bearerOk;
+      const authenticate: Authenticate = (frame) => {
+        if (frame.token === undefined) {
+          return headerAuth ? { ok: true, maxRole: 'driver' } : { ok: false, reason: 'a token is required in the auth frame' };
+        }
+        if (secretsEqual(frame.token, deps.token)) return { ok: true, maxRole: 'driver' };
+        const grant = deps.tokens.verify(frame.token, found.value.id);
+        if (!grant) return { ok: false, reason: 'the token is invalid, expired, or for another session' };
+        return { ok: true, maxRole: grant.role };
+      };
+      new AttachConnection(socket, found.value, authenticate, deps.settings, req.log);
+    },
+  );
+}
