@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { TermhostError } from '../client/TermhostClient.js';
 import { UsageError } from './args.js';
 import { stdio, type Io } from './context.js';
+import { attach } from './commands/attach.js';
 import { kill } from './commands/kill.js';
 import { ls } from './commands/ls.js';
 import { mouse } from './commands/mouse.js';
@@ -19,7 +20,7 @@ import { token } from './commands/token.js';
 import type { Command } from './commands/types.js';
 import { wait } from './commands/wait.js';
 
-export const COMMANDS: Command[] = [serve, newSession, ls, send, screen, scrollback, resize, mouse, wait, signal, kill, token];
+export const COMMANDS: Command[] = [serve, newSession, ls, send, screen, scrollback, resize, mouse, wait, signal, kill, attach, token];
 
 function usage(): string {
   const rows = COMMANDS.map((c) => `  termhost ${c.usage}\n      ${c.summary}`);

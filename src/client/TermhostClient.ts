@@ -45,7 +45,7 @@ export interface ClientOptions {
 
 export class TermhostClient {
   readonly address: Address;
-  private readonly token: string | undefined;
+  readonly token: string | undefined;
   private readonly agent: http.Agent;
 
   constructor(opts: ClientOptions = {}) {
