@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDaemon, type Daemon, type DaemonOptions } from '../src/main.js';
 import { TermhostClient } from '../src/client/TermhostClient.js';
+import { AttachClient, type AttachEvent, type AttachOptions } from '../src/client/AttachClient.js';
 import type { InputItem, Screen } from '../src/protocol/http.js';
 
 export const PROBE = fileURLToPath(new URL('./fixtures/probe.mjs', import.meta.url));
@@ -143,7 +144,8 @@ export function rawRequest(
     ? { socketPath: address.slice(5) }
     : { host: address.slice(0, address.lastIndexOf(':')), port: Number(address.slice(address.lastIndexOf(':') + 1)) };
   return new Promise((resolve, reject) => {
-    const req = http.request({ ...target, method: opts.method ?? 'GET', path: opts.path, headers: { host: 'localhost', ...opts.headers } }, (res) => {
+    // A fresh connection per request: a refused upgrade leaves its socket unusable for keep-alive reuse.
+    const req = http.request({ ...target, agent: false, method: opts.method ?? 'GET', path: opts.path, headers: { host: 'localhost', ...opts.headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -160,4 +162,31 @@ export function rawRequest(
     req.on('error', reject);
     req.end(opts.body);
   });
+}
+
+/** Open an attach socket the way a client would. */
+export function attachTo(d: TestDaemon, session: string, opts: Partial<AttachOptions> = {}): AttachClient {
+  return new AttachClient({ address: d.client.address, session, ...opts });
+}
+
+/** Read events until one matches, failing with what was seen if the socket closes or the deadline passes. */
+export async function nextMatching<K extends AttachEvent['kind']>(
+  conn: AttachClient,
+  kind: K,
+  timeoutMs = 5000,
+): Promise<Extract<AttachEvent, { kind: K }>> {
+  const seen: string[] = [];
+  const deadline = new Promise<never>((_, reject) => {
+    const t = setTimeout(() => reject(new Error(`no ${kind} frame within ${timeoutMs} ms; saw ${seen.join(', ')}`)), timeoutMs);
+    t.unref();
+  });
+  const find = (async () => {
+    for (;;) {
+      const ev = await conn.next();
+      if (!ev) throw new Error(`socket ended before a ${kind} frame; saw ${seen.join(', ')}`);
+      seen.push(ev.kind === 'closed' ? `closed(${ev.code} ${ev.reason})` : ev.kind);
+      if (ev.kind === kind) return ev as Extract<AttachEvent, { kind: K }>;
+    }
+  })();
+  return Promise.race([find, deadline]);
 }

@@ -1,0 +1,35 @@
+/**
+ * Child process of the memory benchmark: a termhost daemon alone in its process, so its RSS holds nothing of the
+ * benchmark itself. Started with --expose-gc; the parent drives it over IPC:
+ *   child -> parent  { kind: 'ready', address, token }
+ *   parent -> child  'gc'     child -> parent { kind: 'memory', rssBytes, heapUsedBytes, externalBytes }
+ *   parent -> child  'close'  the daemon closes every session and the process exits.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startDaemon } from '../dist/main.js';
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc || !process.send) throw new Error('memoryDaemon must be forked with --expose-gc and an IPC channel');
+
+const stateDir = fs.mkdtempSync(path.join(process.env.TERMHOST_BENCH_DIR ?? os.tmpdir(), 'memstate-'));
+const token = crypto.randomBytes(16).toString('hex');
+const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, logger: false });
+process.send({ kind: 'ready', address: daemon.address, token });
+
+process.on('message', (msg) => {
+  if (msg === 'gc') {
+    // Two passes: the first can only queue finalisers and weak callbacks that free more on the second.
+    gc();
+    gc();
+    const m = process.memoryUsage();
+    process.send!({ kind: 'memory', rssBytes: m.rss, heapUsedBytes: m.heapUsed, externalBytes: m.external + m.arrayBuffers });
+  } else if (msg === 'close') {
+    void daemon.close().then(() => {
+      fs.rmSync(stateDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  }
+});
