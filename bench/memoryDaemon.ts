@@ -25,7 +25,7 @@ process.on('message', (msg) => {
     gc();
     gc();
     const m = process.memoryUsage();
-    process.send!({ kind: 'memory', rssBytes: m.rss, heapUsedBytes: m.heapUsed, externalBytes: m.external + m.arrayBuffers });
+    process.send!({ kind: 'memory', rssBytes: m.rss, heapUsedBytes: m.heapUsed, externalBytes: m.external });
   } else if (msg === 'close') {
     void daemon.close().then(() => {
       fs.rmSync(stateDir, { recursive: true, force: true });

@@ -106,7 +106,10 @@ export class AttachConnection {
       () => this.client?.detach(),
       ev.on('output', (chunk, seq) => this.onOutput(chunk, seq)),
       ev.on('parsed', () => this.view === 'render' && this.scheduleRender()),
-      ev.on('resized', (cols, rows) => this.send({ kind: 'resized', cols, rows })),
+      ev.on('resized', (cols, rows) => {
+        this.send({ kind: 'resized', cols, rows });
+        if (this.view === 'render') this.scheduleRender(); // the emulator re-wrapped without any new output
+      }),
       ev.on('banner', (message) => this.send({ kind: 'error', message })),
       ev.on('exit', () => this.sendExitAndClose()),
       ev.on('disposed', () => this.sendExitAndClose()),

@@ -1,0 +1,154 @@
+/**
+ * Turns the measurements into the table printed at the end of `npm run bench` and into bench/out/results.json.
+ * Targets are checked here, against the figures as measured; nothing is adjusted.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LatencyResult } from './latency.js';
+import type { MemoryResult } from './memory.js';
+import type { SnapshotResult } from './snapshot.js';
+import { round } from './stats.js';
+import type { ThroughputResult } from './throughput.js';
+
+/** The targets stated by the performance issue. */
+export const TARGETS = {
+  /** End-to-end throughput at or above tmux's, on every stream. */
+  throughputRatioMin: 1,
+  /** Keystroke-to-screen p50 over HTTP. */
+  keystrokeP50MsMax: 0.5,
+  /** In-process text snapshot of a 200x60 screen, median. */
+  snapshotP50UsMax: 60,
+} as const;
+
+export interface Results {
+  throughput: ThroughputResult[];
+  latency: LatencyResult;
+  memory: MemoryResult;
+  snapshot: SnapshotResult;
+}
+
+export interface Environment {
+  date: string;
+  node: string;
+  tmux: string;
+  cpus: number;
+  cpuModel: string;
+  kernel: string;
+  totalMemMiB: number;
+  durationS: number;
+}
+
+type Better = 'higher' | 'lower';
+interface Row {
+  name: string;
+  unit: string;
+  better: Better;
+  termhost: number;
+  tmux?: number;
+  target?: string;
+  met?: boolean;
+}
+
+const LABEL: Record<string, string> = {
+  plain: 'Throughput, plain log lines',
+  colour: 'Throughput, colour on every word',
+  redraw: 'Throughput, full-screen redraws',
+};
+
+function rows(r: Results): Row[] {
+  const t = TARGETS;
+  const out: Row[] = r.throughput.map((x) => ({
+    name: LABEL[x.workload] ?? x.workload,
+    unit: 'MB/s',
+    better: 'higher',
+    termhost: x.termhostMBps,
+    tmux: x.tmuxMBps,
+    target: '>= tmux',
+    met: x.ratio >= t.throughputRatioMin,
+  }));
+  const l = r.latency;
+  out.push(
+    { name: 'Keystroke->screen p50 (tmux: CLI)', unit: 'ms', better: 'lower', termhost: l.termhost.p50Ms, tmux: l.tmuxCli.p50Ms,
+      target: `< ${t.keystrokeP50MsMax} ms`, met: l.termhost.p50Ms < t.keystrokeP50MsMax },
+    { name: 'Keystroke->screen p50 (tmux: -C)', unit: 'ms', better: 'lower', termhost: l.termhost.p50Ms, tmux: l.tmuxControl.p50Ms },
+    { name: 'Keystroke->screen p95 (tmux: -C)', unit: 'ms', better: 'lower', termhost: l.termhost.p95Ms, tmux: l.tmuxControl.p95Ms },
+    { name: 'Keystroke->screen p99 (tmux: -C)', unit: 'ms', better: 'lower', termhost: l.termhost.p99Ms, tmux: l.tmuxControl.p99Ms },
+    { name: 'Memory per idle bash session', unit: 'KiB', better: 'lower', termhost: r.memory.termhostPerSessionKiB, tmux: r.memory.tmuxPerSessionKiB },
+    { name: 'Text snapshot 200x60, in-process p50', unit: 'us', better: 'lower', termhost: r.snapshot.inProcessTextP50Us,
+      target: `< ${t.snapshotP50UsMax} us`, met: r.snapshot.inProcessTextP50Us < t.snapshotP50UsMax },
+    { name: 'Styled snapshot 200x60, in-process p50', unit: 'us', better: 'lower', termhost: r.snapshot.inProcessRawP50Us },
+    { name: 'Screen read p50 (tmux: capture-pane CLI)', unit: 'us', better: 'lower', termhost: r.snapshot.httpP50Us, tmux: r.snapshot.tmuxCliP50Us },
+    { name: 'Screen read p50 (tmux: capture-pane -C)', unit: 'us', better: 'lower', termhost: r.snapshot.httpP50Us, tmux: r.snapshot.tmuxControlP50Us },
+  );
+  return out;
+}
+
+function fmt(v: number | undefined): string {
+  if (v === undefined) return '-';
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(3);
+}
+
+/** The table as fixed-width text; the ratio is always termhost/tmux, and the "better" column says which way is good. */
+export function formatTable(r: Results, env: Environment): string {
+  const header = ['Benchmark', 'unit', 'better', 'termhost', 'tmux', 'termhost/tmux', 'target', 'met'];
+  const body = rows(r).map((x) => [
+    x.name,
+    x.unit,
+    x.better,
+    fmt(x.termhost),
+    fmt(x.tmux),
+    x.tmux === undefined ? '-' : `${(x.termhost / x.tmux).toFixed(2)}x`,
+    x.target ?? '',
+    x.met === undefined ? '' : x.met ? 'yes' : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 || i >= 6 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  return [
+    `termhost vs ${env.tmux}: ${env.cpus} cores (${env.cpuModel}), node ${env.node}, ${env.kernel}`,
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...body.map(line),
+    '',
+    `termhost screen reads per keystroke sample: ${r.latency.termhost.readsPerSample.toFixed(2)}; ` +
+      `tmux CLI ${r.latency.tmuxCli.readsPerSample.toFixed(2)}, -C ${r.latency.tmuxControl.readsPerSample.toFixed(2)}`,
+    `termhost largest unparsed backlog during throughput runs: ` +
+      r.throughput.map((x) => `${x.workload} ${(x.termhostMaxBacklogBytes / 1024).toFixed(0)} KiB`).join(', '),
+    `termhost idle session growth split: V8 heap ${r.memory.termhostHeapPerSessionKiB.toFixed(1)} KiB, ` +
+      `external (buffers, typed arrays) ${r.memory.termhostExternalPerSessionKiB.toFixed(1)} KiB per session`,
+  ].join('\n');
+}
+
+/** Deep-round every number so the JSON diff between two runs shows changes, not float noise. */
+function rounded(value: unknown): unknown {
+  if (typeof value === 'number') return round(value, 4);
+  if (Array.isArray(value)) return value.map(rounded);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rounded(v)]));
+  return value;
+}
+
+export function writeJson(file: string, r: Results, env: Environment, config: Record<string, unknown>): void {
+  const t = TARGETS;
+  const targets = {
+    throughputAtOrAboveTmux: Object.fromEntries(r.throughput.map((x) => [x.workload, x.ratio >= t.throughputRatioMin])),
+    keystrokeP50Under0_5Ms: r.latency.termhost.p50Ms < t.keystrokeP50MsMax,
+    textSnapshotUnder60Us: r.snapshot.inProcessTextP50Us < t.snapshotP50UsMax,
+  };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(rounded({ environment: env, config, targets, results: r }), null, 2) + '\n');
+}
+
+export function environment(tmuxVersion: string, durationS: number): Environment {
+  const cpus = os.cpus();
+  return {
+    date: new Date().toISOString(),
+    node: process.version,
+    tmux: tmuxVersion,
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    kernel: `${os.type()} ${os.release()}`,
+    totalMemMiB: Math.round(os.totalmem() / 1024 / 1024),
+    durationS,
+  };
+}
