@@ -88,7 +88,9 @@ export async function measureSnapshot(th: BenchDaemon, tmux: TmuxServer, dir: st
   let inProcRaw: number[];
   let http: number[];
   try {
-    const ready = await th.client.wait(info.id, { text: `${SNAPSHOT_ROWS - 1}: `, timeout_ms: 10_000 });
+    // The last row complete, not merely started: output can arrive split anywhere.
+    const lastRow = `^${SNAPSHOT_ROWS - 1}:.{${SNAPSHOT_COLS - 3}}$`;
+    const ready = await th.client.wait(info.id, { regex: lastRow, timeout_ms: 10_000 });
     if (!isFull(ready.screen.lines)) throw new Error(`termhost snapshot screen is not full:\n${ready.screen.lines.join('\n')}`);
     const session = th.session(info.id);
     inProcText = timeSync(INPROC_WARMUP, INPROC_ITERATIONS, () => session.screenNow());

@@ -38,6 +38,18 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
+/** A socket left by an earlier daemon is replaced; any other kind of file at that path is never deleted. */
+function removeStaleSocket(file: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(file);
+  } catch {
+    return; // nothing there
+  }
+  if (!st.isSocket()) throw new Error(`${file} exists and is not a socket; refusing to replace it`);
+  fs.rmSync(file);
+}
+
 /** The socket's directory must be ours alone (0700): create it so, and refuse one that others can enter. */
 function privateSocketDir(dir: string): void {
   if (!fs.existsSync(dir)) ensureStateDir(dir);
@@ -58,8 +70,10 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   }
   const token = opts.token ?? loadOrCreateToken(stateDir);
   const manager = new SessionManager({ maxSessions: opts.maxSessions });
-  const allowedHosts = [...(opts.allowedHosts ?? [])];
-  if (!opts.unix && !isLoopbackHost(host)) allowedHosts.push(host);
+  // Host headers are compared lower-cased and without a port, so configured names are normalised the same way.
+  const allowedHosts = (opts.allowedHosts ?? []).map((h) => hostOnly(h));
+  const unspecified = host === '0.0.0.0' || host === '::';
+  if (!opts.unix && !isLoopbackHost(host) && !unspecified) allowedHosts.push(host);
   const app = await buildServer({
     manager,
     token,
@@ -72,7 +86,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   let address: string;
   if (opts.unix) {
     privateSocketDir(path.dirname(path.resolve(opts.unix)));
-    fs.rmSync(opts.unix, { force: true });
+    removeStaleSocket(opts.unix);
     await app.listen({ path: opts.unix });
     fs.chmodSync(opts.unix, 0o600);
     address = `unix:${path.resolve(opts.unix)}`;

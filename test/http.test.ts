@@ -183,3 +183,46 @@ test('binding a non-loopback address without an explicit token refuses to start;
     await daemon.close();
   }
 });
+
+test('POST /v1/sessions with no body uses every default', async () => {
+  const r = await rawRequest(d.address, { method: 'POST', path: '/v1/sessions', headers: { authorization: `Bearer ${d.token}` } });
+  assert.equal(r.status, 201, r.text);
+  assert.deepEqual([r.json.cols, r.json.rows, r.json.term], [80, 24, 'xterm-256color']);
+  await d.client.deleteSession(r.json.id, 'KILL');
+});
+
+test('JSON bodies are not coerced: a string where a number belongs is a 400; query strings are', async () => {
+  const s = await d.client.createSession({ command: ['sleep', '30'] });
+  const r = await rawRequest(d.address, { method: 'POST', path: `/v1/sessions/${s.id}/resize`, headers: auth, body: '{"cols":"70","rows":10}' });
+  assert.equal(r.status, 400);
+  const t = await rawRequest(d.address, { method: 'POST', path: `/v1/sessions/${s.id}/input`, headers: auth, body: '{"input":[{"text":5}]}' });
+  assert.equal(t.status, 400);
+  assert.equal(t.json.index, 0);
+  assert.match(t.json.error, /exactly one of/);
+  const q = await rawRequest(d.address, { path: `/v1/sessions/${s.id}/scrollback?lines=3`, headers: auth });
+  assert.equal(q.status, 200);
+  await d.client.deleteSession(s.id, 'KILL');
+});
+
+test('label and env maps are bounded in their keys too', async () => {
+  const long = await rawRequest(d.address, { method: 'POST', path: '/v1/sessions', headers: auth, body: JSON.stringify({ labels: { ['k'.repeat(200)]: 'v' } }) });
+  assert.equal(long.status, 400);
+  const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
+  assert.equal((await rawRequest(d.address, { method: 'POST', path: '/v1/sessions', headers: auth, body: JSON.stringify({ labels: many }) })).status, 400);
+  assert.equal((await rawRequest(d.address, { method: 'POST', path: '/v1/sessions', headers: auth, body: JSON.stringify({ env: { 'A=B': 'x' } }) })).status, 400);
+});
+
+test('--unix never deletes a file that is not a socket; --allow-host is case-insensitive and ignores ports', async () => {
+  const dir = fs.mkdtempSync(path.join(d.stateDir, 'u-'));
+  fs.chmodSync(dir, 0o700);
+  const file = path.join(dir, 'precious.txt');
+  fs.writeFileSync(file, 'keep me');
+  await assert.rejects(startDaemon({ unix: file, stateDir: d.stateDir, token: 't' }), /not a socket/);
+  assert.equal(fs.readFileSync(file, 'utf8'), 'keep me');
+  const other = await startTestDaemon({ allowedHosts: ['MyHost.LAN:8080'] });
+  try {
+    assert.equal((await rawRequest(other.address, { path: '/health', headers: { host: 'myhost.lan:7070' } })).status, 200);
+  } finally {
+    await other.stop();
+  }
+});

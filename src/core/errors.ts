@@ -11,7 +11,6 @@ export type ErrorCode =
   | 'invalid_input'
   | 'invalid_mouse'
   | 'invalid_regex'
-  | 'invalid_signal'
   | 'command_not_found'
   | 'cwd_not_found'
   | 'spawn_failed'

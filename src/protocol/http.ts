@@ -2,7 +2,7 @@
  * Wire types of the HTTP API v1, as TypeBox schemas. The same objects validate requests at the edge, type the server
  * and client code, and generate /openapi.json. Field names are snake_case on the wire.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 /** A string enum as a plain JSON Schema `enum`, typed as the union of its values. */
 export function StringEnum<const T extends string>(values: readonly T[], options: Record<string, unknown> = {}) {
@@ -19,7 +19,9 @@ export const MouseTrackingSchema = Type.Union(
 export const ModesSchema = Type.Object(
   {
     mouse: MouseTrackingSchema,
-    mouse_encoding: Type.Union([Type.Literal('default'), Type.Literal('sgr')], { description: 'sgr when ?1006 is set' }),
+    mouse_encoding: StringEnum(['default', 'sgr', 'sgr_pixels'], {
+      description: 'sgr when ?1006 is set; sgr_pixels (?1016) wants pixel positions, which termhost cannot send',
+    }),
     app_cursor_keys: Type.Boolean({ description: 'DECCKM (?1): arrows are sent as SS3 sequences' }),
     bracketed_paste: Type.Boolean({ description: '?2004: paste items are wrapped in bracketed-paste markers' }),
   },
@@ -47,8 +49,10 @@ export const ScreenSchema = Type.Object(
 export type Screen = Static<typeof ScreenSchema>;
 export type Modes = Static<typeof ModesSchema>;
 
-const Labels = Type.Record(Type.String({ maxLength: 128 }), Type.String({ maxLength: 1024 }), {
-  description: 'Free-form string labels, filterable with ?label=k=v.',
+const Labels = Type.Record(Type.String(), Type.String({ maxLength: 1024 }), {
+  description: 'Free-form string labels, filterable with ?label=k=v. At most 64, keys 1..128 characters.',
+  propertyNames: { minLength: 1, maxLength: 128, pattern: '^[^=]+$' },
+  maxProperties: 64,
 });
 
 export const SessionInfoSchema = Type.Object(
@@ -83,7 +87,13 @@ export const CreateSessionBody = Type.Object(
       Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 256, description: 'argv; default $SHELL' }),
     ),
     cwd: Type.Optional(Type.String({ maxLength: 4096 })),
-    env: Type.Optional(Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 65536 }))),
+    env: Type.Optional(
+      Type.Record(Type.String(), Type.String({ maxLength: 65536 }), {
+        description: 'Merged over the daemon environment. At most 1024 variables, names 1..256 characters.',
+        propertyNames: { minLength: 1, maxLength: 256, pattern: '^[^=\\u0000]+$' },
+        maxProperties: 1024,
+      }),
+    ),
     cols: Type.Optional(Dimension('default 80')),
     rows: Type.Optional(Dimension('default 24')),
     term: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._+-]{1,64}$', description: 'default xterm-256color' })),
@@ -185,6 +195,3 @@ export const BannerBody = Type.Object(
 );
 
 export const SessionIdParams = Type.Object({ id: Type.String({ pattern: '^[a-z0-9]{1,32}$' }) });
-
-/** Schemas shared by reference from routes and listed in /openapi.json components. */
-export const sharedSchemas: TSchema[] = [ModesSchema, ScreenSchema, SessionInfoSchema, InputItemSchema, WaitResultSchema, ErrorSchema];

@@ -3,6 +3,7 @@
  * resource. It knows the runtime only through core/index.ts.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { Ajv } from 'ajv';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import type { SessionManager } from '../core/index.js';
@@ -40,8 +41,13 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: opts.logger ?? false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   });
+  // Query strings and path params are text, so their numbers and arrays are coerced from strings; JSON bodies are
+  // typed already, and a "70" where a number belongs is refused rather than guessed.
+  const ajvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false } as const;
+  const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false });
+  const textAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
   app.setErrorHandler(errorHandler);
   // An empty body with a JSON content type (common from curl and some clients on DELETE) means "no body"; anything
   // else goes through fastify's parser, which refuses __proto__ and constructor.prototype keys.

@@ -13,7 +13,6 @@ export const STATUS: Record<ErrorCode, number> = {
   invalid_input: 400,
   invalid_mouse: 400,
   invalid_regex: 400,
-  invalid_signal: 400,
   command_not_found: 400,
   cwd_not_found: 400,
   spawn_failed: 500,
@@ -46,9 +45,14 @@ export function toTermError(err: FastifyError | TermError | Error): TermError {
   if (fe.validation) {
     const first = fe.validation[0];
     const where = `${fe.validationContext ?? 'body'}${first?.instancePath ?? ''}`;
-    const index = /^\/input\/(\d+)/.exec(first?.instancePath ?? '');
-    const extra: Record<string, unknown> = index ? { index: Number(index[1]) } : {};
-    return new TermError('invalid_request', `${where} ${first?.message ?? 'is invalid'}`, extra);
+    const index = /^\/input\/(\d+)(?:\/|$)/.exec(first?.instancePath ?? '');
+    if (index) {
+      // ajv reports only the first alternative it tried; say what an item may be instead.
+      return new TermError('invalid_request', `input[${index[1]}] must be exactly one of {"text"}, {"key"}, {"paste"} or {"raw"}, each a string`, {
+        index: Number(index[1]),
+      });
+    }
+    return new TermError('invalid_request', `${where} ${first?.message ?? 'is invalid'}`);
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -1,6 +1,11 @@
 /** termhost serve: run the daemon in the foreground until SIGINT/SIGTERM. */
 import { startDaemon } from '../../main.js';
-import { parseArgs } from '../args.js';
+import { intFlag, parseArgs, UsageError } from '../args.js';
+
+function positive(n: number | undefined, flag: string): number | undefined {
+  if (n !== undefined && n < 1) throw new UsageError(`-${flag} must be at least 1`);
+  return n;
+}
 import type { Command } from './types.js';
 
 export const serve: Command = {
@@ -23,7 +28,7 @@ export const serve: Command = {
       stateDir: flags['state-dir'] as string | undefined,
       allowedHosts: flags['allow-host'] as string[] | undefined,
       allowedOrigins: flags['allow-origin'] as string[] | undefined,
-      maxSessions: flags['max-sessions'] === undefined ? undefined : Number(flags['max-sessions']),
+      maxSessions: positive(intFlag(flags['max-sessions'], 'max-sessions'), 'max-sessions'),
       logger: {
         level: (flags['log-level'] as string | undefined) ?? 'info',
         redact: ['req.headers.authorization', 'req.headers.cookie', 'token'],

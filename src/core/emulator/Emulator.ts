@@ -17,7 +17,8 @@ type XTerm = InstanceType<typeof Terminal>;
 
 export interface TerminalModes {
   mouse: MouseTracking;
-  mouse_encoding: MouseEncoding;
+  /** sgr_pixels (?1016) asks for pixel positions; termhost only knows cells, so mouse events are refused then. */
+  mouse_encoding: MouseEncoding | 'sgr_pixels';
   app_cursor_keys: boolean;
   bracketed_paste: boolean;
 }
@@ -136,7 +137,7 @@ export class Emulator {
     const encoding = (this.term as unknown as XTermPrivate)._core.coreMouseService.activeEncoding;
     return {
       mouse: TRACKING[m.mouseTrackingMode] ?? 'off',
-      mouse_encoding: encoding === 'SGR' || encoding === 'SGR_PIXELS' ? 'sgr' : 'default',
+      mouse_encoding: encoding === 'SGR' ? 'sgr' : encoding === 'SGR_PIXELS' ? 'sgr_pixels' : 'default',
       app_cursor_keys: m.applicationCursorKeysMode,
       bracketed_paste: m.bracketedPasteMode,
     };

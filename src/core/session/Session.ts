@@ -211,7 +211,15 @@ export class Session {
 
   mouse(ev: MouseEvent): Result<number> {
     const m = this.emulator.modes;
-    const encoded = encodeMouse(ev, { tracking: m.mouse, encoding: m.mouse_encoding }, { cols: this.cols, rows: this.rows });
+    if (m.mouse_encoding === 'sgr_pixels' && m.mouse !== 'off') {
+      return fail(
+        new TermError('mouse_mode_mismatch', 'the application asked for pixel mouse positions (?1016); termhost sends cell positions only', {
+          modes: m,
+        }),
+      );
+    }
+    const encoding = m.mouse_encoding === 'sgr_pixels' ? 'sgr' : m.mouse_encoding;
+    const encoded = encodeMouse(ev, { tracking: m.mouse, encoding }, { cols: this.cols, rows: this.rows });
     if (!encoded.ok) return fail(new TermError(encoded.code, encoded.error, { modes: m }));
     return this.writeBytes(encoded.bytes);
   }

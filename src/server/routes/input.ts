@@ -15,7 +15,7 @@ export async function inputRoutes(app: FastifyInstance, deps: RouteDeps): Promis
         summary: 'Write an input batch, validated whole and written contiguously',
         params: SessionIdParams,
         body: InputBody,
-        response: { 200: Type.Object({ written: Type.Integer({ description: 'Items delivered.' }) }), ...errors(400, 404, 409) },
+        response: { 200: Type.Object({ written: Type.Integer({ description: 'Items delivered.' }) }), ...errors(400, 404, 409, 413) },
       },
     },
     async (req) => {
@@ -38,7 +38,7 @@ export async function inputRoutes(app: FastifyInstance, deps: RouteDeps): Promis
         body: MouseBody,
         response: {
           200: Type.Object({ written: Type.Integer({ description: 'Bytes written.' }), modes: ModesSchema }),
-          ...errors(400, 404),
+          ...errors(400, 404, 413),
           409: Type.Intersect([ErrorSchema, Type.Object({ modes: Type.Optional(ModesSchema) })]),
         },
       },

@@ -27,8 +27,12 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     {
       schema: {
         summary: 'Start a program in a new PTY session',
-        body: Type.Optional(CreateSessionBody),
-        response: { 201: SessionInfoSchema, ...errors(400, 503) },
+        body: CreateSessionBody,
+        response: { 201: SessionInfoSchema, ...errors(400, 413, 500, 503) },
+      },
+      // No body at all means every default, like an empty object.
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
       },
     },
     async (req, reply) => {
@@ -97,7 +101,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         summary: 'Send a signal to the process group; the session stays',
         params: SessionIdParams,
         body: SignalBody,
-        response: { 200: SessionInfoSchema, ...errors(400, 404, 409) },
+        response: { 200: SessionInfoSchema, ...errors(400, 404, 409, 413) },
       },
     },
     async (req) => {
@@ -115,7 +119,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         summary: 'Resize the terminal; the application gets SIGWINCH',
         params: SessionIdParams,
         body: ResizeBody,
-        response: { 200: SessionInfoSchema, ...errors(400, 404) },
+        response: { 200: SessionInfoSchema, ...errors(400, 404, 413) },
       },
     },
     async (req) => {

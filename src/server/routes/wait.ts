@@ -15,7 +15,7 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
         summary: 'Wait (at most 60 s) for text, a regex, quiet output or exit; returns the screen either way',
         params: SessionIdParams,
         body: WaitBody,
-        response: { 200: WaitResultSchema, ...errors(400, 404) },
+        response: { 200: WaitResultSchema, ...errors(400, 404, 413) },
       },
     },
     async (req, reply) => {

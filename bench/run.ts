@@ -1,0 +1,93 @@
+/**
+ * `npm run bench`: termhost against tmux on the same machine, in the same run, at 200x50.
+ *
+ *   workloads (16 MiB streams) -> throughput -> keystroke latency -> snapshot cost   (termhost daemon in this process)
+ *                              -> memory per idle session                          (fresh daemon process, fresh tmux)
+ *   -> table on stdout, bench/out/results.json
+ *
+ * Everything lives in one temp dir (streams, state dirs, tmux sockets); the tmux servers, termhost sessions, the
+ * child daemon and the dir are removed at the end, also when a benchmark fails or the run is interrupted.
+ * Progress goes to stderr so stdout carries only the table.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LATENCY_SAMPLES, LATENCY_WARMUP, measureLatency } from './latency.js';
+import { MEMORY_SESSIONS, measureMemory } from './memory.js';
+import { environment, formatTable, writeJson, type Results } from './report.js';
+import { HTTP_ITERATIONS, INPROC_ITERATIONS, SNAPSHOT_COLS, SNAPSHOT_ROWS, measureSnapshot } from './snapshot.js';
+import { nowMs } from './stats.js';
+import { startBenchDaemon, type BenchDaemon } from './termhost.js';
+import { THROUGHPUT_RUNS, measureThroughput } from './throughput.js';
+import { TMUX_HISTORY_LINES, TmuxServer } from './tmux.js';
+import { FRAME_COLS, FRAME_ROWS, STREAM_BYTES, WORKLOADS, writeWorkload } from './workloads.js';
+
+const RESULTS_FILE = fileURLToPath(new URL('./out/results.json', import.meta.url));
+
+const started = nowMs();
+const log = (msg: string) => process.stderr.write(`[bench ${((nowMs() - started) / 1000).toFixed(1).padStart(5)} s] ${msg}\n`);
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), `termhost-bench-${process.pid}-`));
+const tmux = new TmuxServer(dir);
+let th: BenchDaemon | undefined;
+let cleaned: Promise<void> | undefined;
+
+function cleanup(): Promise<void> {
+  cleaned ??= (async () => {
+    try {
+      await th?.stop();
+    } finally {
+      await tmux.kill();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  })();
+  return cleaned;
+}
+
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    log(`${sig}: cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+try {
+  const tmuxVersion = await TmuxServer.version();
+  log(`writing ${WORKLOADS.length} streams of ${STREAM_BYTES / 1024 / 1024} MiB to ${dir}`);
+  const workloads = WORKLOADS.map((name) => writeWorkload(name, dir));
+
+  await tmux.start(FRAME_COLS, FRAME_ROWS);
+  th = await startBenchDaemon(dir);
+  log(`termhost on ${th.daemon.address}, ${tmuxVersion} on ${tmux.socket}`);
+
+  const throughput = await measureThroughput(th, tmux, workloads, log);
+  const latency = await measureLatency(th, tmux, log);
+  const snapshot = await measureSnapshot(th, tmux, dir, log);
+  await th.stop();
+  th = undefined;
+  const memory = await measureMemory(dir, log);
+
+  const results: Results = { throughput, latency, memory, snapshot };
+  const env = environment(tmuxVersion, (nowMs() - started) / 1000);
+  writeJson(RESULTS_FILE, results, env, {
+    screen: `${FRAME_COLS}x${FRAME_ROWS}`,
+    streamBytes: STREAM_BYTES,
+    throughputRuns: THROUGHPUT_RUNS,
+    latencyWarmup: LATENCY_WARMUP,
+    latencySamples: LATENCY_SAMPLES,
+    memorySessions: MEMORY_SESSIONS,
+    snapshotScreen: `${SNAPSHOT_COLS}x${SNAPSHOT_ROWS}`,
+    snapshotInProcessIterations: INPROC_ITERATIONS,
+    snapshotHttpIterations: HTTP_ITERATIONS,
+    tmuxHistoryLimit: TMUX_HISTORY_LINES,
+    termhostScrollback: 'default (1000 lines)',
+  });
+  process.stdout.write(formatTable(results, env) + '\n');
+  log(`done in ${env.durationS.toFixed(0)} s; results in ${path.relative(process.cwd(), RESULTS_FILE)}`);
+} catch (err) {
+  process.exitCode = 1;
+  log(`failed: ${(err as Error).stack ?? err}`);
+} finally {
+  await cleanup();
+}
