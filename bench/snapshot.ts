@@ -43,7 +43,8 @@ function writeScreenFile(dir: string): string {
   for (let y = 0; y < SNAPSHOT_ROWS; y++) {
     let row = `${String(y).padStart(2, '0')}:`;
     for (let i = y; row.length < SNAPSHOT_COLS; i++) row += ` ${words[i % words.length]}`;
-    rows.push(row.slice(0, SNAPSHOT_COLS));
+    // A visible last cell: screen lines are right-trimmed, and a full row must read back as 200 characters.
+    rows.push(`${row.slice(0, SNAPSHOT_COLS - 1)}|`);
   }
   const file = path.join(dir, 'screen.txt');
   fs.writeFileSync(file, rows.join('\n'));
@@ -89,7 +90,7 @@ export async function measureSnapshot(th: BenchDaemon, tmux: TmuxServer, dir: st
   let http: number[];
   try {
     // The last row complete, not merely started: output can arrive split anywhere.
-    const lastRow = `^${SNAPSHOT_ROWS - 1}:.{${SNAPSHOT_COLS - 3}}$`;
+    const lastRow = `^${SNAPSHOT_ROWS - 1}:.{${SNAPSHOT_COLS - 4}}\\|$`;
     const ready = await th.client.wait(info.id, { regex: lastRow, timeout_ms: 10_000 });
     if (!isFull(ready.screen.lines)) throw new Error(`termhost snapshot screen is not full:\n${ready.screen.lines.join('\n')}`);
     const session = th.session(info.id);

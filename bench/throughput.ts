@@ -11,7 +11,7 @@ import { median, nowMs } from './stats.js';
 import { FRAME_COLS, FRAME_ROWS, type Workload } from './workloads.js';
 
 /** Runs per host and stream; the median is reported, so one run disturbed by the machine does not decide. */
-export const THROUGHPUT_RUNS = 3;
+export const THROUGHPUT_RUNS = 5;
 /** How often the termhost run samples the emulator's unparsed backlog, to see whether parsing keeps up. */
 const BACKLOG_SAMPLE_MS = 10;
 /** A 16 MiB stream takes about a second; anything past this is a hang, not a slow run. */

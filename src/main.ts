@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { SessionManager } from './core/index.js';
+import { Runtime, type SessionManager } from './core/index.js';
+import { TokenStore } from './server/TokenStore.js';
 import { buildServer, type ServerOptions } from './server/app.js';
 import { isLoopbackHost, hostOnly } from './server/auth.js';
 import { defaultStateDir, ensureStateDir, loadOrCreateToken } from './config.js';
@@ -26,12 +27,22 @@ export interface DaemonOptions {
   /** Attach socket timings and bounds (tests shorten them). */
   attach?: ServerOptions['attach'];
   maxSessions?: number;
+  /** Agents need a lease for every input (`--require-leases`); default: an implicit shared lease per request. */
+  requireLeases?: boolean;
+  /** Open secret-input windows on password prompts (default true; `--no-secret-detect`). */
+  secretDetect?: boolean;
+  /** Events kept for resuming consumers (default 10,000). */
+  eventBacklog?: number;
+  /** SSE heartbeat interval (default 15 s). */
+  heartbeatMs?: number;
   logger?: boolean | Record<string, unknown>;
 }
 
 export interface Daemon {
   app: FastifyInstance;
+  runtime: Runtime;
   manager: SessionManager;
+  tokens: TokenStore;
   /** "host:port" or "unix:/path", as a client would use it. */
   address: string;
   token: string;
@@ -69,14 +80,22 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     throw new Error(`refusing to listen on non-loopback address ${host} without an explicit --token`);
   }
   const token = opts.token ?? loadOrCreateToken(stateDir);
-  const manager = new SessionManager({ maxSessions: opts.maxSessions });
+  ensureStateDir(stateDir);
+  const tokens = new TokenStore(token, stateDir);
+  const runtime = new Runtime({
+    maxSessions: opts.maxSessions,
+    inputPolicy: opts.requireLeases ? 'lease' : 'auto',
+    secretDetect: opts.secretDetect,
+    eventBacklog: opts.eventBacklog,
+  });
   // Host headers are compared lower-cased and without a port, so configured names are normalised the same way.
   const allowedHosts = (opts.allowedHosts ?? []).map((h) => hostOnly(h));
   const unspecified = host === '0.0.0.0' || host === '::';
   if (!opts.unix && !isLoopbackHost(host) && !unspecified) allowedHosts.push(host);
   const app = await buildServer({
-    manager,
-    token,
+    runtime,
+    tokens,
+    heartbeatMs: opts.heartbeatMs,
     allowedHosts,
     allowedOrigins: opts.allowedOrigins,
     attach: opts.attach,
@@ -99,11 +118,13 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
 
   return {
     app,
-    manager,
+    runtime,
+    manager: runtime.sessions,
+    tokens,
     address,
     token,
     async close() {
-      await manager.closeAll('HUP');
+      await runtime.close();
       await app.close();
     },
   };

@@ -84,8 +84,17 @@ export type ServerFrame =
   | { kind: 'resized'; cols: number; rows: number }
   /** A notice for people: banner text, never terminal bytes. */
   | { kind: 'error'; message: string; code?: string }
+  /** Session state that changes what the client sees: while a secret-input window is open no output is sent. */
+  | { kind: 'state'; secret_input: SecretInputState }
   /** The process ended; always delivered and always the last frame. */
   | { kind: 'exit'; code: number | null; signal: string | null; reason: ExitReason };
+
+export interface SecretInputState {
+  active: boolean;
+  since: string | null;
+  reason: string | null;
+  started_by: { name: string; kind: string } | null;
+}
 
 export type Decoded<T> = { ok: true; frame: T } | { ok: false; error: string };
 
@@ -144,6 +153,7 @@ export function decodeClientFrame(data: Buffer, isBinary: boolean): Decoded<Clie
     case 'stdout':
     case 'repaint':
     case 'resized':
+    case 'state':
     case 'error':
     case 'exit':
       return { ok: false, error: `"${o.kind}" frames only travel from server to client` };
@@ -212,6 +222,22 @@ export function decodeServerFrame(data: Buffer, isBinary: boolean): Decoded<Serv
     }
     case 'resized':
       return { ok: true, frame: { kind: 'resized', cols: Number(o.cols), rows: Number(o.rows) } };
+    case 'state': {
+      const si = (o.secret_input ?? {}) as Record<string, unknown>;
+      const by = si.started_by as Record<string, unknown> | null | undefined;
+      return {
+        ok: true,
+        frame: {
+          kind: 'state',
+          secret_input: {
+            active: si.active === true,
+            since: typeof si.since === 'string' ? si.since : null,
+            reason: typeof si.reason === 'string' ? si.reason : null,
+            started_by: by && typeof by === 'object' ? { name: String(by.name), kind: String(by.kind) } : null,
+          },
+        },
+      };
+    }
     case 'error':
       return { ok: true, frame: { kind: 'error', message: String(o.message ?? ''), ...(typeof o.code === 'string' ? { code: o.code } : {}) } };
     case 'exit': {

@@ -55,6 +55,11 @@ const Labels = Type.Record(Type.String(), Type.String({ maxLength: 1024 }), {
   maxProperties: 64,
 });
 
+export const ActorSchema = Type.Object({
+  name: Type.String(),
+  kind: StringEnum(['admin', 'human', 'agent', 'viewer', 'system']),
+});
+
 export const SessionInfoSchema = Type.Object(
   {
     id: Type.String(),
@@ -76,6 +81,9 @@ export const SessionInfoSchema = Type.Object(
     seq: Type.Integer({ description: 'Output bytes so far.' }),
     clients: Type.Object({ viewers: Type.Integer(), drivers: Type.Integer() }, { description: 'Attached clients.' }),
     last_output_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    input_policy: StringEnum(['auto', 'lease'], { description: 'auto: agents without a lease get an implicit shared one per request' }),
+    secret_input: Type.Boolean({ description: 'A secret-input window is open: seq, title and last_output_at are frozen.' }),
+    last_input_by: Type.Union([ActorSchema, Type.Null()], { description: 'Who sent the last accepted input (never what).' }),
   },
   {},
 );
@@ -99,6 +107,8 @@ export const CreateSessionBody = Type.Object(
     term: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._+-]{1,64}$', description: 'default xterm-256color' })),
     scrollback: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000, description: 'default 1000 lines' })),
     labels: Type.Optional(Labels),
+    input_policy: Type.Optional(StringEnum(['auto', 'lease'], { description: 'default auto, or lease with --require-leases' })),
+    secret_detect: Type.Optional(Type.Boolean({ description: 'Open a secret-input window on password prompts (default true).' })),
   },
   { additionalProperties: false },
 );
@@ -118,8 +128,13 @@ export const InputItemSchema = Type.Union(
 );
 export type InputItem = Static<typeof InputItemSchema>;
 
+const LeaseIdField = Type.Optional(Type.String({ maxLength: 64, description: 'The lease this input is sent under (agents).' }));
+
 export const InputBody = Type.Object(
-  { input: Type.Array(InputItemSchema, { maxItems: 10000, description: 'Delivered all-or-nothing, in order.' }) },
+  {
+    input: Type.Array(InputItemSchema, { maxItems: 10000, description: 'Delivered all-or-nothing, in order.' }),
+    lease_id: LeaseIdField,
+  },
   { additionalProperties: false },
 );
 
@@ -132,6 +147,7 @@ export const MouseBody = Type.Object(
     x: Type.Integer({ minimum: 0, description: '0-based column' }),
     y: Type.Integer({ minimum: 0, description: '0-based row' }),
     modifiers: Type.Optional(Type.Array(StringEnum(['shift', 'alt', 'ctrl']), { maxItems: 3 })),
+    lease_id: LeaseIdField,
   },
   { additionalProperties: false },
 );
@@ -191,6 +207,45 @@ export const AttachTokenSchema = Type.Object({
 
 export const BannerBody = Type.Object(
   { message: Type.String({ minLength: 1, maxLength: 8192, description: 'Shown to people watching the session.' }) },
+  { additionalProperties: false },
+);
+
+export const LeaseSchema = Type.Object({
+  lease_id: Type.String(),
+  actor: ActorSchema,
+  mode: StringEnum(['shared', 'exclusive']),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+
+export const LeaseBody = Type.Object(
+  {
+    mode: StringEnum(['shared', 'exclusive']),
+    ttl_ms: Type.Integer({ minimum: 100, maximum: 600000, description: '100 ms .. 10 min' }),
+    lease_id: Type.Optional(Type.String({ maxLength: 64, description: 'Renew this lease instead of taking a new one.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SecretStateSchema = Type.Object({
+  active: Type.Boolean(),
+  since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  started_by: Type.Union([ActorSchema, Type.Null()]),
+});
+
+export const SecretActionBody = Type.Object(
+  { action: StringEnum(['start', 'end']), reason: Type.Optional(Type.String({ maxLength: 500 })) },
+  { additionalProperties: false },
+);
+
+export const TokenInfoSchema = Type.Object({
+  name: Type.String(),
+  role: StringEnum(['admin', 'human', 'agent', 'viewer']),
+  created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+export const CreateTokenBody = Type.Object(
+  { name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }), role: StringEnum(['admin', 'human', 'agent', 'viewer']) },
   { additionalProperties: false },
 );
 

@@ -1,47 +1,50 @@
 /**
- * The fastify application: auth and Host checks, the error shape, schemas, OpenAPI, and one file of routes per
- * resource. It knows the runtime only through core/index.ts.
+ * The fastify application: Host and token checks, per-route roles, the error shape, schemas, OpenAPI, and one file
+ * of routes per resource. It knows the runtime only through core/index.ts.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Ajv } from 'ajv';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
-import type { SessionManager } from '../core/index.js';
+import { TermError, type Runtime } from '../core/index.js';
+import { MAX_FRAME_BYTES } from '../protocol/attach.js';
 import { VERSION } from '../version.js';
-import { makeAuthHook } from './auth.js';
+import { DEFAULT_ATTACH_SETTINGS, type AttachSettings } from './attach/AttachConnection.js';
+import { AttachTokens } from './attachTokens.js';
+import { makeAuthHook, roleHook } from './auth.js';
 import { errorHandler, sendError } from './errors.js';
-import { TermError } from '../core/index.js';
+import { Revocations } from './Revocations.js';
+import { attachRoutes } from './routes/attach.js';
+import { controlRoutes } from './routes/control.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
-import { sessionRoutes } from './routes/sessions.js';
 import { inputRoutes } from './routes/input.js';
 import { screenRoutes } from './routes/screen.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { tokenRoutes } from './routes/tokens.js';
 import { waitRoutes } from './routes/wait.js';
-import { attachRoutes } from './routes/attach.js';
-import { AttachTokens } from './attachTokens.js';
-import { DEFAULT_ATTACH_SETTINGS, type AttachSettings } from './attach/AttachConnection.js';
-import { MAX_FRAME_BYTES } from '../protocol/attach.js';
+import type { TokenStore } from './TokenStore.js';
 
 /** Request bodies past this size are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface ServerOptions {
-  manager: SessionManager;
-  token: string;
+  runtime: Runtime;
+  tokens: TokenStore;
   /** Host names accepted besides loopback names. */
   allowedHosts?: string[];
   /** Exact origins (scheme://host:port) allowed to attach from a browser, besides the daemon's own. */
   allowedOrigins?: string[];
   /** Attach socket timings and bounds; tests shorten them. */
   attach?: Partial<AttachSettings>;
+  /** SSE heartbeat interval; tests shorten it. */
+  heartbeatMs?: number;
   /** pino options, or false for no logging. */
   logger?: boolean | Record<string, unknown>;
 }
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({
-    bodyLimit: BODY_LIMIT_BYTES,
-    logger: opts.logger ?? false,
-  });
+  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: opts.logger ?? false });
   // Query strings and path params are text, so their numbers and arrays are coerced from strings; JSON bodies are
   // typed already, and a "70" where a number belongs is refused rather than guessed.
   const ajvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false } as const;
@@ -60,7 +63,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.setNotFoundHandler((req, reply) => {
     void sendError(reply, new TermError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
   });
-  app.addHook('onRequest', makeAuthHook({ token: opts.token, allowedHosts: new Set(opts.allowedHosts ?? []) }));
+  app.decorateRequest('principal', undefined);
+  app.addHook('onRequest', makeAuthHook({ tokens: opts.tokens, allowedHosts: new Set(opts.allowedHosts ?? []) }));
+  app.addHook('preHandler', roleHook);
 
   await app.register(swagger, {
     openapi: {
@@ -70,24 +75,27 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       security: [{ bearer: [] }],
     },
   });
-
   // Frames over 1 MiB are refused by ws itself, before they are buffered whole or parsed (close code 1009).
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
 
-  const deps = { manager: opts.manager };
+  const revocations = new Revocations(opts.tokens);
+  const deps = { manager: opts.runtime.sessions, runtime: opts.runtime, tokens: opts.tokens, revocations };
   await app.register(healthRoutes);
   await app.register(async (scope) => sessionRoutes(scope, deps));
   await app.register(async (scope) => inputRoutes(scope, deps));
   await app.register(async (scope) => screenRoutes(scope, deps));
   await app.register(async (scope) => waitRoutes(scope, deps));
-  const attachDeps = {
-    ...deps,
-    token: opts.token,
-    tokens: new AttachTokens(),
-    settings: { ...DEFAULT_ATTACH_SETTINGS, ...opts.attach },
-    allowedOrigins: new Set(opts.allowedOrigins ?? []),
-  };
-  await app.register(async (scope) => attachRoutes(scope, attachDeps));
+  await app.register(async (scope) => controlRoutes(scope, deps));
+  await app.register(async (scope) => eventRoutes(scope, { ...deps, heartbeatMs: opts.heartbeatMs ?? 15_000 }));
+  await app.register(async (scope) => tokenRoutes(scope, deps));
+  await app.register(async (scope) =>
+    attachRoutes(scope, {
+      ...deps,
+      attachTokens: new AttachTokens(),
+      settings: { ...DEFAULT_ATTACH_SETTINGS, ...opts.attach },
+      allowedOrigins: new Set(opts.allowedOrigins ?? []),
+    }),
+  );
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

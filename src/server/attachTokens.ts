@@ -6,6 +6,7 @@
  * Format: "v1." + base64url(JSON payload) + "." + base64url(HMAC-SHA256(key, "v1." + payload)).
  */
 import crypto from 'node:crypto';
+import type { Actor } from '../core/index.js';
 import type { Role } from '../protocol/attach.js';
 
 export const ATTACH_TOKEN_TTL_S = 60;
@@ -15,16 +16,30 @@ export interface AttachGrant {
   role: Role;
   /** Expiry, seconds since the epoch. */
   exp: number;
+  /** The minter's actor, downgraded to a viewer for viewer tokens. */
+  actor: Actor;
+  /** The minter's token: revoking it invalidates this grant and closes sockets opened with it. */
+  tokenName: string;
 }
+
+const KINDS = new Set(['admin', 'human', 'agent', 'viewer']);
 
 export class AttachTokens {
   private readonly key = crypto.randomBytes(32);
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  mint(session: string, role: Role): string {
+  mint(session: string, role: Role, actor: Actor, tokenName: string): string {
     const payload = Buffer.from(
-      JSON.stringify({ s: session, r: role, e: Math.floor(this.now() / 1000) + ATTACH_TOKEN_TTL_S, n: crypto.randomBytes(8).toString('hex') }),
+      JSON.stringify({
+        s: session,
+        r: role,
+        e: Math.floor(this.now() / 1000) + ATTACH_TOKEN_TTL_S,
+        a: actor.name,
+        k: role === 'viewer' ? 'viewer' : actor.kind,
+        t: tokenName,
+        n: crypto.randomBytes(8).toString('hex'),
+      }),
     ).toString('base64url');
     return `v1.${payload}.${this.mac(`v1.${payload}`).toString('base64url')}`;
   }
@@ -36,15 +51,16 @@ export class AttachTokens {
     const given = Buffer.from(parts[2]!, 'base64url');
     const want = this.mac(`v1.${parts[1]}`);
     if (given.length !== want.length || !crypto.timingSafeEqual(given, want)) return undefined;
-    let p: { s?: unknown; r?: unknown; e?: unknown };
+    let p: { s?: unknown; r?: unknown; e?: unknown; a?: unknown; k?: unknown; t?: unknown };
     try {
       p = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as typeof p;
     } catch {
       return undefined;
     }
     if (typeof p.s !== 'string' || (p.r !== 'viewer' && p.r !== 'driver') || typeof p.e !== 'number') return undefined;
+    if (typeof p.a !== 'string' || typeof p.k !== 'string' || !KINDS.has(p.k) || typeof p.t !== 'string') return undefined;
     if (p.s !== session || p.e * 1000 <= this.now()) return undefined;
-    return { session: p.s, role: p.r, exp: p.e };
+    return { session: p.s, role: p.r, exp: p.e, actor: { name: p.a, kind: p.k as Actor['kind'] }, tokenName: p.t };
   }
 
   private mac(data: string): Buffer {

@@ -4,7 +4,8 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { TermError } from '../core/index.js';
+import { TermError, atLeast, type Actor, type Role } from '../core/index.js';
+import type { Principal, TokenStore } from './TokenStore.js';
 import { sendError } from './errors.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.', '::1', '0:0:0:0:0:0:0:1']);
@@ -45,7 +46,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 export interface AuthOptions {
-  token: string;
+  tokens: TokenStore;
   allowedHosts: ReadonlySet<string>;
 }
 
@@ -54,12 +55,15 @@ const SELF_AUTHENTICATING = /^\/v1\/sessions\/[^/?]+\/attach(?:[/?]|$)/;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** True when the request carried the daemon's bearer token in its Authorization header. */
-    bearerOk: boolean;
+    /** Who is asking, from the bearer token; undefined only on routes that authenticate themselves. */
+    principal: Principal | undefined;
+  }
+  interface FastifyContextConfig {
+    /** The least privileged role that may call the route; viewer when absent. */
+    role?: Role;
   }
 }
 
-/** onRequest hook: Host first (even /health is refused on a foreign Host), then the token for everything else. */
 /**
  * Browsers send Origin on WebSocket upgrades. Only the daemon's own origin (the Host the request was sent to) and
  * configured origins may attach; a page elsewhere, or a sandboxed one ("null"), may not.
@@ -71,6 +75,7 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   return origin === `http://${host}` || origin === `https://${host}`;
 }
 
+/** onRequest hook: Host first (even /health is refused on a foreign Host), then the token for everything else. */
 export function makeAuthHook(opts: AuthOptions) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     if (!hostAllowed(req.headers.host, opts.allowedHosts)) {
@@ -79,15 +84,29 @@ export function makeAuthHook(opts: AuthOptions) {
         new TermError('forbidden_host', `Host "${req.headers.host ?? ''}" is not allowed; use a loopback name or add it with --allow-host`),
       );
     }
-    const presented = bearerToken(req.headers.authorization);
-    req.bearerOk = presented !== undefined && secretsEqual(presented, opts.token);
+    req.principal = opts.tokens.resolve(bearerToken(req.headers.authorization));
     if (req.url === '/health' || req.url.startsWith('/health?')) return;
     if (SELF_AUTHENTICATING.test(req.url)) return;
-    if (!req.bearerOk) {
+    if (!req.principal) {
       return sendError(
         reply.header('www-authenticate', 'Bearer'),
-        new TermError('unauthorized', 'missing or wrong bearer token; send "Authorization: Bearer <token>" (see `termhost token`)'),
+        new TermError('unauthorized', 'missing, wrong or revoked bearer token; send "Authorization: Bearer <token>" (see `termhost token`)'),
       );
     }
   };
+}
+
+/** preHandler hook: the route's declared minimum role against the caller's. */
+export async function roleHook(req: FastifyRequest, reply: FastifyReply) {
+  const needed = req.routeOptions.config?.role;
+  if (!needed || !req.principal) return;
+  if (!atLeast(req.principal.actor, needed)) {
+    return sendError(reply, new TermError('forbidden', `this needs the ${needed} role; your token (${req.principal.tokenName}) has ${req.principal.actor.kind}`));
+  }
+}
+
+/** The caller's actor; routes that run after the auth hook always have one. */
+export function actorOf(req: FastifyRequest): Actor {
+  if (!req.principal) throw new TermError('unauthorized', 'not authenticated');
+  return req.principal.actor;
 }

@@ -10,7 +10,7 @@ import type { Command } from './types.js';
 
 export const serve: Command = {
   name: 'serve',
-  usage: 'serve [--listen HOST:PORT | --unix PATH] [--token T] [--allow-host NAME]... [--allow-origin URL]... [--max-sessions N] [--state-dir D] [--log-level L]',
+  usage: 'serve [--listen HOST:PORT | --unix PATH] [--token T] [--allow-host NAME]... [--allow-origin URL]... [--max-sessions N] [--require-leases] [--no-secret-detect] [--state-dir D] [--log-level L]',
   summary: 'run the daemon (default 127.0.0.1:7070)',
   async run(argv, io) {
     const { flags } = parseArgs(argv, {
@@ -20,6 +20,8 @@ export const serve: Command = {
       'allow-origin': 'multi',
       'max-sessions': 'string',
       'log-level': 'string',
+      'require-leases': 'boolean',
+      'no-secret-detect': 'boolean',
     });
     const daemon = await startDaemon({
       listen: flags.listen as string | undefined,
@@ -28,6 +30,8 @@ export const serve: Command = {
       stateDir: flags['state-dir'] as string | undefined,
       allowedHosts: flags['allow-host'] as string[] | undefined,
       allowedOrigins: flags['allow-origin'] as string[] | undefined,
+      requireLeases: flags['require-leases'] === true,
+      secretDetect: flags['no-secret-detect'] !== true,
       maxSessions: positive(intFlag(flags['max-sessions'], 'max-sessions'), 'max-sessions'),
       logger: {
         level: (flags['log-level'] as string | undefined) ?? 'info',

@@ -43,6 +43,13 @@ export class OutputRing {
     return Buffer.concat(parts);
   }
 
+  /** Forget everything and continue the stream at `seq`: no resume may reach back past this point. */
+  resetAt(seq: number): void {
+    this.chunks = [];
+    this.bytes = 0;
+    this.startSeq = seq;
+  }
+
   clear(): void {
     this.chunks = [];
     this.bytes = 0;

@@ -1,9 +1,16 @@
 /**
- * One session: a PTY, its emulator and its output ring. PTY bytes flow one way: reader -> emulator -> (seq, ring,
- * listeners). Input flows the other way through one bounded write queue. A dead process keeps its final screen
- * until the session is disposed.
+ * One session: a PTY, its emulator, its output ring, its audience and its input policy. PTY bytes flow one way:
+ * reader -> emulator -> (seq, ring, listeners). Input flows the other way, through the control policy (actor, lease,
+ * secret window) and one bounded write queue. A dead process keeps its final screen until the session is disposed.
+ *
+ * While a secret-input window is open the emulator still consumes every byte, but nothing derived from the output
+ * leaves: no output or parsed events, nothing in the ring, and session info frozen as it was when the window opened.
  */
 import type { Screen, SessionInfo } from '../../protocol/http.js';
+import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
+import type { Lease, ReleaseReason } from '../control/LeaseTable.js';
+import { looksLikeSecretPrompt, type SecretState } from '../control/SecretWindow.js';
+import { SessionControl, type ControlOptions } from '../control/SessionControl.js';
 import { Emulator } from '../emulator/Emulator.js';
 import { TermError, fail, ok, type Result } from '../errors.js';
 import { Emitter } from '../events/Emitter.js';
@@ -11,9 +18,12 @@ import { encodeMouse, type MouseEvent } from '../input/mouse.js';
 import { Limits } from '../limits.js';
 import type { PtyExit, PtyProcess, Signal } from '../pty/PtyProcess.js';
 import { scrollbackLines, snapshotScreen } from '../snapshot/screen.js';
+import { Audience, type AttachedClient, type ClientRole } from './Audience.js';
 import { OutputRing } from './OutputRing.js';
 
 export type ExitReason = 'completed' | 'crashed' | 'closed';
+export type InputSource = 'api' | 'mouse' | 'attach';
+export type { AttachedClient, ClientRole };
 
 export interface ResolvedSpec {
   command: string[];
@@ -39,27 +49,25 @@ export type SessionEvents = {
   banner: [message: string];
   clientAttached: [client: AttachedClient];
   clientDetached: [client: AttachedClient];
+  inputAccepted: [actor: Actor, source: InputSource];
+  inputRejected: [actor: Actor, source: InputSource, code: string];
+  leaseAcquired: [lease: Lease];
+  leaseReleased: [lease: Lease, reason: ReleaseReason];
+  inputPreempted: [lease: Lease, by: Actor];
+  secretStarted: [actor: Actor, reason: string];
+  /** The window closed; listeners that hold a picture of the screen should repaint. */
+  secretEnded: [actor: Actor];
   /** The session is being freed; listeners should let go. */
   disposed: [];
 };
-
-export type ClientRole = 'viewer' | 'driver';
-
-/** A live attach client, as the runtime counts it (the transport lives in the server). */
-export interface AttachedClient {
-  readonly id: number;
-  readonly role: ClientRole;
-  detach(): void;
-}
-
-/** Banners published while nobody is attached are kept for later clients, up to this many (oldest dropped). */
-export const MAX_RETAINED_BANNERS = 64;
 
 export class Session {
   readonly events = new Emitter<SessionEvents>();
   readonly emulator: Emulator;
   readonly ring = new OutputRing(Limits.replayRingBytes);
   readonly createdAt = new Date();
+  readonly control: SessionControl;
+  private readonly audience: Audience;
   private seqBytes = 0;
   private lastOutput: Date | null = null;
   private exitState: { exit: PtyExit; reason: ExitReason } | undefined;
@@ -67,41 +75,56 @@ export class Session {
   private disposed = false;
   /** Signals termhost itself sent: an exit by one of them is not a crash. */
   private readonly signalsSent = new Set<string>();
-  private readonly clients = new Set<AttachedClient>();
-  private nextClientId = 1;
-  private retained: string[] = [];
+  /** What info() shows while a secret window is open. */
+  private frozen: { seq: number; lastOutput: Date | null; title: string } | undefined;
+  /** The prompt detector looks only at output that arrived since the last window closed. */
+  private freshOutput = true;
 
   constructor(
     readonly id: string,
     readonly spec: ResolvedSpec,
     private readonly pty: PtyProcess,
+    controlOptions: ControlOptions = { inputPolicy: 'auto', secretDetect: true },
   ) {
+    const ev = this.events;
+    this.control = new SessionControl(controlOptions, {
+      acquired: (l) => ev.emit('leaseAcquired', l),
+      released: (l, r) => ev.emit('leaseReleased', l, r),
+      preempted: (l, by) => ev.emit('inputPreempted', l, by),
+    });
+    this.audience = new Audience({
+      attached: (c) => ev.emit('clientAttached', c),
+      detached: (c) => ev.emit('clientDetached', c),
+      banner: (m) => ev.emit('banner', m),
+    });
     this.emulator = new Emulator({
       cols: spec.cols,
       rows: spec.rows,
       scrollback: spec.scrollback,
       onReply: (bytes) => this.pty.write(bytes),
-      onTitle: (title) => this.events.emit('title', title),
+      onTitle: (title) => !this.secretActive && ev.emit('title', title),
     });
-    this.emulator.onParsed(() => this.events.emit('parsed', this.parsedSeq));
+    this.emulator.onParsed(() => {
+      if (this.secretActive) return;
+      this.detectSecretPrompt();
+      if (!this.secretActive) ev.emit('parsed', this.parsedSeq);
+    });
     this.pty.onData((chunk) => {
       const seq = this.seqBytes;
       this.seqBytes += chunk.length;
       this.lastOutput = new Date();
       this.emulator.feed(chunk);
+      if (this.secretActive) return;
+      this.freshOutput = true;
       this.ring.push(chunk);
-      this.events.emit('output', chunk, seq);
+      ev.emit('output', chunk, seq);
     });
     this.pty.onExit((exit) => {
       void this.emulator.whenParsed().then(() => {
         const reason: ExitReason =
-          this.closing || (exit.signal !== null && this.signalsSent.has(exit.signal))
-            ? 'closed'
-            : exit.signal !== null
-              ? 'crashed'
-              : 'completed';
+          this.closing || (exit.signal !== null && this.signalsSent.has(exit.signal)) ? 'closed' : exit.signal !== null ? 'crashed' : 'completed';
         this.exitState = { exit, reason };
-        this.events.emit('exit', exit, reason);
+        ev.emit('exit', exit, reason);
       });
     });
   }
@@ -140,7 +163,16 @@ export class Session {
     return this.emulator.term.rows;
   }
 
+  get secretActive(): boolean {
+    return this.control.secret.active;
+  }
+
+  get secretState(): SecretState {
+    return this.control.secret.snapshot;
+  }
+
   info(): SessionInfo {
+    const f = this.frozen;
     return {
       id: this.id,
       pid: this.pid,
@@ -149,20 +181,32 @@ export class Session {
       cols: this.cols,
       rows: this.rows,
       term: this.spec.term,
-      title: this.emulator.title,
+      title: f ? f.title : this.emulator.title,
       labels: this.spec.labels,
       created_at: this.createdAt.toISOString(),
       exited: this.exited,
       exit_code: this.exitState?.exit.exitCode ?? null,
       exit_signal: this.exitState?.exit.signal ?? null,
       exit_reason: this.exitState?.reason ?? null,
-      seq: this.seqBytes,
-      clients: this.attachedClients,
-      last_output_at: this.lastOutput?.toISOString() ?? null,
+      seq: f ? f.seq : this.seqBytes,
+      clients: this.audience.counts,
+      last_output_at: (f ? f.lastOutput : this.lastOutput)?.toISOString() ?? null,
+      input_policy: this.control.options.inputPolicy,
+      secret_input: this.secretActive,
+      last_input_by: this.control.lastInputBy,
     };
   }
 
-  /** The screen with everything received so far parsed. */
+  /** Whether anything derived from output may be read now. */
+  readable(): Result<void> {
+    if (!this.secretActive) return ok(undefined);
+    const s = this.secretState;
+    return fail(
+      new TermError('secret_input_active', `a person is typing a secret (window opened by ${s.started_by?.name}: ${s.reason}); the screen is hidden until they end it`, { secret_input: s }, true),
+    );
+  }
+
+  /** The screen with everything received so far parsed. Callers check `readable()` first. */
   async screen(withRaw = false): Promise<Screen> {
     await this.emulator.whenParsed();
     return this.screenNow(withRaw);
@@ -170,37 +214,44 @@ export class Session {
 
   /** The screen as parsed right now; callers that need every received byte reflected use `screen()`. */
   screenNow(withRaw = false): Screen {
+    if (this.secretActive) throw new TermError('secret_input_active', 'the screen is hidden while a secret-input window is open');
     const e = this.exitState?.exit;
     return snapshotScreen(
       this.emulator,
-      {
-        seq: this.parsedSeq,
-        exited: this.exited,
-        exit_code: e?.exitCode ?? null,
-        exit_signal: e?.signal ?? null,
-        last_output_at: this.lastOutput?.toISOString() ?? null,
-      },
+      { seq: this.parsedSeq, exited: this.exited, exit_code: e?.exitCode ?? null, exit_signal: e?.signal ?? null, last_output_at: this.lastOutput?.toISOString() ?? null },
       withRaw,
     );
   }
 
   async scrollback(lines: number): Promise<{ lines: string[]; total: number }> {
     await this.emulator.whenParsed();
+    if (this.secretActive) throw new TermError('secret_input_active', 'the scrollback is hidden while a secret-input window is open');
     return scrollbackLines(this.emulator, lines);
   }
 
-  /** Write already-encoded bytes as one contiguous unit, or refuse them whole. */
-  writeBytes(bytes: Buffer): Result<number> {
+  /** Input from an actor: policy first (role, secret window, leases), then one contiguous write, or nothing. */
+  input(actor: Actor, bytes: Buffer, opts: { leaseId?: string; source?: InputSource } = {}): Result<number> {
+    const source = opts.source ?? 'api';
+    const result = this.tryInput(actor, bytes, opts.leaseId);
+    if (result.ok) {
+      this.control.accepted(actor);
+      this.events.emit('inputAccepted', actor, source);
+    } else this.events.emit('inputRejected', actor, source, result.error.code);
+    return result;
+  }
+
+  private tryInput(actor: Actor, bytes: Buffer, leaseId?: string): Result<number> {
     if (this.exitState || this.pty.exited) {
       return fail(new TermError('session_exited', `session "${this.id}" has exited; it no longer takes input`));
     }
+    const allowed = this.control.authorize(actor, leaseId);
+    if (!allowed.ok) return allowed;
     this.emulator.armSyncParse();
     if (!this.pty.write(bytes)) {
       return fail(
         new TermError(
           'input_queue_full',
-          `session "${this.id}" is not reading its input: ${this.pty.queuedInputBytes} bytes are already queued ` +
-            `(limit ${Limits.inputQueueBytes})`,
+          `session "${this.id}" is not reading its input: ${this.pty.queuedInputBytes} bytes are already queued (limit ${Limits.inputQueueBytes})`,
           { queued_bytes: this.pty.queuedInputBytes },
           true,
         ),
@@ -209,19 +260,44 @@ export class Session {
     return ok(bytes.length);
   }
 
-  mouse(ev: MouseEvent): Result<number> {
+  mouse(actor: Actor, ev: MouseEvent, leaseId?: string): Result<number> {
     const m = this.emulator.modes;
     if (m.mouse_encoding === 'sgr_pixels' && m.mouse !== 'off') {
-      return fail(
-        new TermError('mouse_mode_mismatch', 'the application asked for pixel mouse positions (?1016); termhost sends cell positions only', {
-          modes: m,
-        }),
-      );
+      return fail(new TermError('mouse_mode_mismatch', 'the application asked for pixel mouse positions (?1016); termhost sends cell positions only', { modes: m }));
     }
     const encoding = m.mouse_encoding === 'sgr_pixels' ? 'sgr' : m.mouse_encoding;
     const encoded = encodeMouse(ev, { tracking: m.mouse, encoding }, { cols: this.cols, rows: this.rows });
     if (!encoded.ok) return fail(new TermError(encoded.code, encoded.error, { modes: m }));
-    return this.writeBytes(encoded.bytes);
+    return this.input(actor, encoded.bytes, { leaseId, source: 'mouse' });
+  }
+
+  /** Open a secret-input window; any actor may. Returns false if one was already open. */
+  startSecret(actor: Actor, reason: string): boolean {
+    if (!this.control.secret.start(actor, reason)) return false;
+    this.frozen = { seq: this.seqBytes, lastOutput: this.lastOutput, title: this.emulator.title };
+    this.events.emit('secretStarted', actor, reason);
+    return true;
+  }
+
+  /** Close the window: people only, and only once output has settled. Clients then repaint from the emulator. */
+  endSecret(actor: Actor): Result<void> {
+    const wasActive = this.secretActive;
+    const ended = this.control.secret.end(actor, this.lastOutput?.getTime() ?? null);
+    if (!ended.ok || !wasActive) return ended;
+    this.frozen = undefined;
+    this.freshOutput = false;
+    // Bytes from inside the window never entered the ring, so no resume may span it.
+    this.ring.resetAt(this.seqBytes);
+    this.events.emit('secretEnded', actor);
+    this.events.emit('parsed', this.parsedSeq);
+    return ended;
+  }
+
+  private detectSecretPrompt(): void {
+    if (!this.control.options.secretDetect || !this.freshOutput || this.exitState) return;
+    const buf = this.emulator.term.buffer.active;
+    const line = buf.getLine(buf.baseY + buf.cursorY)?.translateToString(false, 0, buf.cursorX) ?? '';
+    if (looksLikeSecretPrompt(line)) this.startSecret(SYSTEM_ACTOR, `password prompt detected: "${line.trim().slice(-80)}"`);
   }
 
   resize(cols: number, rows: number): void {
@@ -236,54 +312,29 @@ export class Session {
     this.pty.signal(sig);
   }
 
-  /** Count a live client; whoever attaches calls `detach()` when the connection ends. */
-  attachClient(role: ClientRole): AttachedClient {
-    const client: AttachedClient = {
-      id: this.nextClientId++,
-      role,
-      detach: () => {
-        if (this.clients.delete(client)) this.events.emit('clientDetached', client);
-      },
-    };
-    this.clients.add(client);
-    this.events.emit('clientAttached', client);
-    return client;
+  attachClient(role: ClientRole, actor: Actor): AttachedClient {
+    return this.audience.attach(role, actor);
   }
 
   get attachedClients(): { viewers: number; drivers: number } {
-    let viewers = 0;
-    for (const c of this.clients) if (c.role === 'viewer') viewers++;
-    return { viewers, drivers: this.clients.size - viewers };
+    return this.audience.counts;
   }
 
-  /**
-   * Publish a notice to attached clients. With nobody attached it is kept (up to 64) and replayed to every later
-   * client, so a session that failed before anyone looked still explains itself.
-   */
   publishBanner(message: string): void {
-    if (this.clients.size > 0) {
-      this.events.emit('banner', message);
-      return;
-    }
-    this.retained.push(message);
-    if (this.retained.length > MAX_RETAINED_BANNERS) this.retained.splice(0, this.retained.length - MAX_RETAINED_BANNERS);
+    this.audience.publish(message);
   }
 
   get retainedBanners(): readonly string[] {
-    return this.retained;
+    return this.audience.retainedBanners;
   }
 
   /** Signal the process group, escalate to SIGKILL after the grace period, and resolve once the exit is reported. */
   async kill(sig: Signal): Promise<void> {
     if (this.exitState) return;
     this.closing = true;
-    this.signalsSent.add(`SIG${sig}`);
-    this.signalsSent.add('SIGKILL');
+    this.signalsSent.add(`SIG${sig}`).add('SIGKILL');
     const exited = new Promise<void>((resolve) => {
-      const off = this.events.on('exit', () => {
-        off();
-        resolve();
-      });
+      const off = this.events.on('exit', () => (off(), resolve()));
     });
     void this.pty.kill(sig);
     await exited;
@@ -293,7 +344,8 @@ export class Session {
     if (this.disposed) return;
     this.disposed = true;
     this.events.emit('disposed');
-    for (const c of [...this.clients]) c.detach();
+    this.audience.detachAll();
+    this.control.dispose();
     this.pty.dispose();
     this.emulator.dispose();
     this.ring.clear();

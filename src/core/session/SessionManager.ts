@@ -10,6 +10,8 @@ import { Limits } from '../limits.js';
 import type { Signal } from '../pty/PtyProcess.js';
 import { spawnPty } from '../pty/spawnPty.js';
 import { Session, type ResolvedSpec } from './Session.js';
+import type { ControlOptions } from '../control/SessionControl.js';
+import type { InputPolicy } from '../control/LeaseTable.js';
 
 export interface SessionSpec {
   /** argv; defaults to $SHELL, else /bin/sh. */
@@ -23,12 +25,20 @@ export interface SessionSpec {
   term?: string;
   scrollback?: number;
   labels?: Record<string, string>;
+  /** auto (default): agents without a lease get an implicit shared one per request; lease: they need one. */
+  input_policy?: InputPolicy;
+  /** Open a secret-input window by itself on password prompts; default true. */
+  secret_detect?: boolean;
 }
 
 export interface SessionManagerOptions {
   maxSessions?: number;
   /** Environment new sessions inherit; defaults to this process's. */
   baseEnv?: NodeJS.ProcessEnv;
+  /** Daemon-wide default input policy (`--require-leases` sets "lease"). */
+  inputPolicy?: InputPolicy;
+  /** Daemon-wide default for the secret prompt detector. */
+  secretDetect?: boolean;
 }
 
 export type ManagerEvents = {
@@ -41,10 +51,12 @@ export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   private readonly maxSessions: number;
   private readonly baseEnv: NodeJS.ProcessEnv;
+  private readonly defaults: ControlOptions;
 
   constructor(opts: SessionManagerOptions = {}) {
     this.maxSessions = opts.maxSessions ?? Limits.maxSessions;
     this.baseEnv = opts.baseEnv ?? process.env;
+    this.defaults = { inputPolicy: opts.inputPolicy ?? 'auto', secretDetect: opts.secretDetect ?? true };
   }
 
   resolveSpec(spec: SessionSpec): ResolvedSpec {
@@ -84,7 +96,10 @@ export class SessionManager {
       term: resolved.term,
     });
     if (!spawned.ok) return spawned;
-    const session = new Session(this.newId(), resolved, spawned.value);
+    const session = new Session(this.newId(), resolved, spawned.value, {
+      inputPolicy: spec.input_policy ?? this.defaults.inputPolicy,
+      secretDetect: spec.secret_detect ?? this.defaults.secretDetect,
+    });
     this.sessions.set(session.id, session);
     this.events.emit('created', session);
     return ok(session);

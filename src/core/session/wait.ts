@@ -32,7 +32,13 @@ export function compileWaitRegex(source: string): Result<RegExp> {
   }
 }
 
-export function waitFor(session: Session, cond: WaitCondition, regex?: RegExp, signal?: AbortSignal): Promise<WaitOutcome> {
+/**
+ * Resolves when a condition holds, at the timeout, or when the process exits. A secret-input window open at the
+ * start or opening meanwhile ends the wait with `secret_input_active`: no screen leaves while it is open.
+ */
+export function waitFor(session: Session, cond: WaitCondition, regex?: RegExp, signal?: AbortSignal): Promise<Result<WaitOutcome>> {
+  const readable = session.readable();
+  if (!readable.ok) return Promise.resolve(readable);
   return new Promise((resolve) => {
     const cleanups: Array<() => void> = [];
     let done = false;
@@ -42,7 +48,10 @@ export function waitFor(session: Session, cond: WaitCondition, regex?: RegExp, s
       if (done) return;
       done = true;
       for (const c of cleanups) c();
-      void session.screen().then((screen) => resolve({ matched, reason, screen }));
+      void session.emulator.whenParsed().then(() => {
+        const now = session.readable();
+        resolve(now.ok ? ok({ matched, reason, screen: session.screenNow() }) : now);
+      });
     };
 
     const matchScreen = (): WaitReason | undefined => {
@@ -86,6 +95,7 @@ export function waitFor(session: Session, cond: WaitCondition, regex?: RegExp, s
     cleanups.push(() => clearTimeout(timeout));
     cleanups.push(session.events.on('parsed', queueCheck));
     cleanups.push(session.events.on('exit', queueCheck));
+    cleanups.push(session.events.on('secretStarted', () => finish(false, 'timeout')));
     if (signal) {
       const onAbort = () => finish(false, 'timeout');
       signal.addEventListener('abort', onAbort, { once: true });

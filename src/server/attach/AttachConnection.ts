@@ -3,7 +3,8 @@
  * fan-out with a bound on what may queue for a slow client, render-view frames, pings, and the pinned exit frame.
  */
 import type { WebSocket } from 'ws';
-import { renderFrame, repaint, type AttachedClient, type Session } from '../../core/index.js';
+import { renderFrame, repaint, type Actor, type AttachedClient, type Session } from '../../core/index.js';
+import type { Revocations } from '../Revocations.js';
 import {
   CloseCode,
   decodeClientFrame,
@@ -33,12 +34,15 @@ export const DEFAULT_ATTACH_SETTINGS: AttachSettings = {
   renderDebounceMs: 25,
 };
 
-/** Decides what a first frame's credentials allow: the most privileged role, or a refusal. */
-export type Authenticate = (frame: AuthFrame) => { ok: true; maxRole: Role } | { ok: false; reason: string };
+/** Decides what a first frame's credentials allow: who it is and the most privileged role, or a refusal. */
+export type Authenticate = (
+  frame: AuthFrame,
+) => { ok: true; maxRole: Role; actor: Actor; tokenName: string } | { ok: false; reason: string };
 
 export class AttachConnection {
   private state: 'auth' | 'live' | 'closed' = 'auth';
   private role: Role = 'viewer';
+  private actor: Actor = { name: 'unknown', kind: 'viewer' };
   private view: View = 'stream';
   private client: AttachedClient | undefined;
   private readonly cleanups: Array<() => void> = [];
@@ -54,6 +58,7 @@ export class AttachConnection {
     private readonly authenticate: Authenticate,
     private readonly settings: AttachSettings,
     private readonly log: { debug: (o: object, m: string) => void },
+    private readonly revocations: Revocations,
   ) {
     const authTimer = setTimeout(() => this.close(CloseCode.authTimeout, 'no auth frame within 5 s'), settings.authTimeoutMs);
     this.cleanups.push(() => clearTimeout(authTimer));
@@ -80,7 +85,7 @@ export class AttachConnection {
       return this.send({ kind: 'error', message: `you are attached as a viewer; ${frame.kind} is refused`, code: 'read_only' });
     }
     if (frame.kind === 'stdin') {
-      const written = this.session.writeBytes(frame.data);
+      const written = this.session.input(this.actor, frame.data, { source: 'attach' });
       if (!written.ok) this.send({ kind: 'error', message: written.error.message, code: written.error.code });
     } else if (frame.kind === 'resize') {
       this.session.resize(frame.cols, frame.rows);
@@ -94,11 +99,14 @@ export class AttachConnection {
     this.state = 'live';
     const wanted: Role = auth.role ?? 'viewer';
     this.role = verdict.maxRole === 'viewer' ? 'viewer' : wanted;
+    // A viewer is a viewer whatever its token could otherwise do.
+    this.actor = this.role === 'viewer' ? { name: verdict.actor.name, kind: 'viewer' } : verdict.actor;
+    this.cleanups.push(this.revocations.track(verdict.tokenName, () => this.close(CloseCode.forbidden, 'the token was revoked')));
     this.view = auth.view ?? 'stream';
     // The client's own terminal size, used to size render-view frames. It never resizes the session: a driver that
     // wants to be the size authority sends a resize frame.
     if (auth.cols !== undefined && auth.rows !== undefined) this.clientSize = { cols: auth.cols, rows: auth.rows };
-    this.client = this.session.attachClient(this.role);
+    this.client = this.session.attachClient(this.role, this.actor);
     this.log.debug({ session: this.session.id, role: this.role, view: this.view }, 'attach.join');
 
     const ev = this.session.events;
@@ -111,6 +119,11 @@ export class AttachConnection {
         if (this.view === 'render') this.scheduleRender(); // the emulator re-wrapped without any new output
       }),
       ev.on('banner', (message) => this.send({ kind: 'error', message })),
+      ev.on('secretStarted', () => this.send({ kind: 'state', secret_input: this.session.secretState })),
+      ev.on('secretEnded', () => {
+        this.send({ kind: 'state', secret_input: this.session.secretState });
+        this.repaintNow();
+      }),
       ev.on('exit', () => this.sendExitAndClose()),
       ev.on('disposed', () => this.sendExitAndClose()),
     );
@@ -127,7 +140,15 @@ export class AttachConnection {
   /** Hello, then either the exact bytes after `since` (still in the ring) or a repaint, then banners, then exit. */
   private join(since: number | undefined): void {
     const s = this.session;
-    const info = { id: s.id, command: s.spec.command, cols: s.cols, rows: s.rows, title: s.emulator.title, exited: s.exited };
+    const info = { id: s.id, command: s.spec.command, cols: s.cols, rows: s.rows, title: s.info().title, exited: s.exited };
+    if (s.secretActive) {
+      // Nothing derived from output leaves while the window is open: the screen comes when it closes.
+      this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: s.info().seq });
+      this.send({ kind: 'state', secret_input: s.secretState });
+      for (const message of s.retainedBanners) this.send({ kind: 'error', message });
+      if (s.exited) this.sendExitAndClose();
+      return;
+    }
     const resume = this.view === 'stream' && since !== undefined ? s.ring.since(since) : undefined;
     if (resume && since !== undefined) {
       this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: since });
@@ -147,6 +168,16 @@ export class AttachConnection {
     }
     for (const message of s.retainedBanners) this.send({ kind: 'error', message });
     if (s.exited) this.sendExitAndClose();
+  }
+
+  /** A fresh picture of the screen, from the emulator: after a secret window, when the byte stream has a hole. */
+  private repaintNow(): void {
+    if (this.view === 'render') return this.sendRender();
+    const at = this.session.parsedSeq;
+    this.send({ kind: 'repaint', seq: at, data: repaint(this.session.emulator) });
+    this.sentSeq = at;
+    const pending = this.session.ring.since(at);
+    if (pending) this.sendStdout(pending, at);
   }
 
   private onOutput(chunk: Buffer, seq: number): void {
@@ -173,7 +204,7 @@ export class AttachConnection {
   }
 
   private sendRender(): void {
-    if (this.state !== 'live') return;
+    if (this.state !== 'live' || this.session.secretActive) return;
     const size = this.clientSize ?? { cols: this.session.cols, rows: this.session.rows };
     this.send({ kind: 'repaint', seq: this.session.parsedSeq, data: renderFrame(this.session.emulator, size) });
   }
@@ -181,7 +212,7 @@ export class AttachConnection {
   private sendExitAndClose(): void {
     if (this.state !== 'live') return;
     const exit = this.session.exit;
-    if (this.view === 'render') this.sendRender();
+    if (this.view === 'render' && !this.session.secretActive) this.sendRender();
     this.send({
       kind: 'exit',
       code: exit?.exit.exitCode ?? null,

@@ -4,20 +4,19 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { TermError } from '../../core/index.js';
+import { TermError, atLeast } from '../../core/index.js';
 import type { Role } from '../../protocol/attach.js';
 import { AttachTokenBody, AttachTokenSchema, BannerBody, SessionIdParams, SessionInfoSchema } from '../../protocol/http.js';
 import { ATTACH_TOKEN_TTL_S, AttachTokens } from '../attachTokens.js';
 import { AttachConnection, type AttachSettings, type Authenticate } from '../attach/AttachConnection.js';
-import { originAllowed, secretsEqual } from '../auth.js';
+import { originAllowed } from '../auth.js';
 import { sendError } from '../errors.js';
 import { errors, sessionOf, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
 
 export interface AttachDeps extends RouteDeps {
-  token: string;
-  tokens: AttachTokens;
+  attachTokens: AttachTokens;
   settings: AttachSettings;
   allowedOrigins: ReadonlySet<string>;
 }
@@ -36,8 +35,13 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
     async (req, reply) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
       const role: Role = (req.body as Static<typeof AttachTokenBody> | undefined)?.role ?? 'viewer';
+      const principal = req.principal!;
+      // A token may carry at most what its minter has: viewers mint viewer tokens only.
+      if (role === 'driver' && !atLeast(principal.actor, 'agent')) {
+        throw new TermError('forbidden', 'a viewer cannot mint a driver attach token; ask for role "viewer"');
+      }
       return reply.code(201).send({
-        token: deps.tokens.mint(session.id, role),
+        token: deps.attachTokens.mint(session.id, role, principal.actor, principal.tokenName),
         ws_path: `/v1/sessions/${session.id}/attach`,
         role,
         expires_in_s: ATTACH_TOKEN_TTL_S,
@@ -48,6 +52,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
   app.post(
     '/v1/sessions/:id/banner',
     {
+      config: { role: 'agent' },
       schema: {
         summary: 'Show a notice to the people attached (kept for later clients when nobody is attached)',
         params: SessionIdParams,
@@ -82,17 +87,17 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
     (socket, req) => {
       const found = deps.manager.get((req.params as IdParams).id);
       if (!found.ok) return socket.close(4004, 'no such session');
-      const headerAuth = req.bearerOk;
+      const headerPrincipal = req.principal;
       const authenticate: Authenticate = (frame) => {
-        if (frame.token === undefined) {
-          return headerAuth ? { ok: true, maxRole: 'driver' } : { ok: false, reason: 'a token is required in the auth frame' };
-        }
-        if (secretsEqual(frame.token, deps.token)) return { ok: true, maxRole: 'driver' };
-        const grant = deps.tokens.verify(frame.token, found.value.id);
-        if (!grant) return { ok: false, reason: 'the token is invalid, expired, or for another session' };
-        return { ok: true, maxRole: grant.role };
+        // The bearer header, or a bearer token in the frame: the token's own actor; viewers can only watch.
+        const bearer = frame.token === undefined ? headerPrincipal : deps.tokens.resolve(frame.token);
+        if (bearer) return { ok: true, maxRole: atLeast(bearer.actor, 'agent') ? 'driver' : 'viewer', ...bearer };
+        if (frame.token === undefined) return { ok: false, reason: 'a token is required in the auth frame' };
+        const grant = deps.attachTokens.verify(frame.token, found.value.id);
+        if (!grant || !deps.tokens.isLive(grant.tokenName)) return { ok: false, reason: 'the token is invalid, expired, revoked, or for another session' };
+        return { ok: true, maxRole: grant.role, actor: grant.actor, tokenName: grant.tokenName };
       };
-      new AttachConnection(socket, found.value, authenticate, deps.settings, req.log);
+      new AttachConnection(socket, found.value, authenticate, deps.settings, req.log, deps.revocations);
     },
   );
 }

@@ -1,10 +1,14 @@
 /** Pieces every route file shares: dependencies, the id param, and unwrapping core results into replies. */
-import type { FastifyReply } from 'fastify';
-import type { Result, Session, SessionManager, TermError } from '../../core/index.js';
+import type { Result, Runtime, Session, SessionManager } from '../../core/index.js';
 import { ErrorSchema } from '../../protocol/http.js';
+import type { Revocations } from '../Revocations.js';
+import type { TokenStore } from '../TokenStore.js';
 
 export interface RouteDeps {
   manager: SessionManager;
+  runtime: Runtime;
+  tokens: TokenStore;
+  revocations: Revocations;
 }
 
 /** Throwing a TermError from a handler reaches the error handler, which gives it the standard shape and status. */
@@ -23,5 +27,3 @@ export function errors(...statuses: number[]): Record<number, typeof ErrorSchema
   for (const s of [401, 403, ...statuses]) out[s] = ErrorSchema;
   return out;
 }
-
-export type { FastifyReply, TermError };

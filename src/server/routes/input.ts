@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { encodeInput } from '../../core/index.js';
 import { InputBody, ModesSchema, MouseBody, SessionIdParams, ErrorSchema } from '../../protocol/http.js';
+import { actorOf } from '../auth.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
@@ -11,19 +12,20 @@ export async function inputRoutes(app: FastifyInstance, deps: RouteDeps): Promis
   app.post(
     '/v1/sessions/:id/input',
     {
+      config: { role: 'agent' },
       schema: {
         summary: 'Write an input batch, validated whole and written contiguously',
         params: SessionIdParams,
         body: InputBody,
-        response: { 200: Type.Object({ written: Type.Integer({ description: 'Items delivered.' }) }), ...errors(400, 404, 409, 413) },
+        response: { 200: Type.Object({ written: Type.Integer({ description: 'Items delivered.' }) }), ...errors(400, 404, 409, 413, 423) },
       },
     },
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
-      const { input } = req.body as Static<typeof InputBody>;
+      const { input, lease_id } = req.body as Static<typeof InputBody>;
       const modes = session.emulator.modes;
       const bytes = unwrap(encodeInput(input, { appCursorKeys: modes.app_cursor_keys, bracketedPaste: modes.bracketed_paste }));
-      unwrap(session.writeBytes(bytes));
+      unwrap(session.input(actorOf(req), bytes, { leaseId: lease_id, source: 'api' }));
       req.log.debug({ session: session.id, bytes: bytes.length }, 'pty.write');
       return { written: input.length };
     },
@@ -32,6 +34,7 @@ export async function inputRoutes(app: FastifyInstance, deps: RouteDeps): Promis
   app.post(
     '/v1/sessions/:id/mouse',
     {
+      config: { role: 'agent' },
       schema: {
         summary: 'Send a mouse event; refused with 409 and the current modes when the app cannot receive it',
         params: SessionIdParams,
@@ -45,7 +48,8 @@ export async function inputRoutes(app: FastifyInstance, deps: RouteDeps): Promis
     },
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
-      const written = unwrap(session.mouse(req.body as Static<typeof MouseBody>));
+      const { lease_id, ...event } = req.body as Static<typeof MouseBody>;
+      const written = unwrap(session.mouse(actorOf(req), event, lease_id));
       return { written, modes: session.emulator.modes };
     },
   );

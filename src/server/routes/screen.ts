@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { ScreenSchema, ScrollbackSchema, SessionIdParams } from '../../protocol/http.js';
-import { errors, sessionOf, type RouteDeps } from './common.js';
+import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
 const ScreenQuery = Type.Object(
@@ -22,11 +22,12 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
         summary: 'The rendered screen: text lines, cursor, modes, exit state',
         params: SessionIdParams,
         querystring: ScreenQuery,
-        response: { 200: ScreenSchema, ...errors(400, 404) },
+        response: { 200: ScreenSchema, ...errors(400, 404, 423) },
       },
     },
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
+      unwrap(session.readable());
       return session.screen((req.query as Static<typeof ScreenQuery>).format === 'raw');
     },
   );
@@ -38,11 +39,12 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
         summary: 'The last N lines that scrolled off the top of the screen',
         params: SessionIdParams,
         querystring: ScrollbackQuery,
-        response: { 200: ScrollbackSchema, ...errors(400, 404) },
+        response: { 200: ScrollbackSchema, ...errors(400, 404, 423) },
       },
     },
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
+      unwrap(session.readable());
       return session.scrollback((req.query as Static<typeof ScrollbackQuery>).lines ?? 100);
     },
   );

@@ -25,6 +25,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
   app.post(
     '/v1/sessions',
     {
+      config: { role: 'agent' },
       schema: {
         summary: 'Start a program in a new PTY session',
         body: CreateSessionBody,
@@ -78,6 +79,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
   app.delete(
     '/v1/sessions/:id',
     {
+      config: { role: 'agent' },
       schema: {
         summary: 'Kill the process group (default HUP, SIGKILL after 3 s) and free the session',
         params: SessionIdParams,
@@ -97,6 +99,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
   app.post(
     '/v1/sessions/:id/signal',
     {
+      config: { role: 'agent' },
       schema: {
         summary: 'Send a signal to the process group; the session stays',
         params: SessionIdParams,
@@ -115,6 +118,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
   app.post(
     '/v1/sessions/:id/resize',
     {
+      config: { role: 'agent' },
       schema: {
         summary: 'Resize the terminal; the application gets SIGWINCH',
         params: SessionIdParams,

@@ -15,7 +15,7 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
         summary: 'Wait (at most 60 s) for text, a regex, quiet output or exit; returns the screen either way',
         params: SessionIdParams,
         body: WaitBody,
-        response: { 200: WaitResultSchema, ...errors(400, 404, 413) },
+        response: { 200: WaitResultSchema, ...errors(400, 404, 413, 423) },
       },
     },
     async (req, reply) => {
@@ -27,7 +27,7 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
       const onClose = () => abort.abort();
       reply.raw.once('close', onClose);
       try {
-        return await waitFor(session, body, regex, abort.signal);
+        return unwrap(await waitFor(session, body, regex, abort.signal));
       } finally {
         reply.raw.off('close', onClose);
       }

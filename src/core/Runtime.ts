@@ -1,0 +1,93 @@
+/**
+ * The embeddable runtime: sessions plus the global event stream, with no HTTP anywhere. The daemon is one host of
+ * it; a program can be another. Every session's lifecycle, input, lease, secret-window and attach activity becomes an
+ * event on one bus with global ids. Screen and output events are coalesced per session (at most one per 16 ms), carry
+ * no bytes, and are never published while a secret-input window is open.
+ */
+import type { EventActor } from '../protocol/events.js';
+import type { Actor } from './control/actor.js';
+import { EventBus } from './events/EventBus.js';
+import type { Session } from './session/Session.js';
+import { SessionManager, type SessionManagerOptions } from './session/SessionManager.js';
+
+/** At most one screen_changed (and one output) event per session per this interval. */
+export const SCREEN_EVENT_INTERVAL_MS = 16;
+
+export interface RuntimeOptions extends SessionManagerOptions {
+  /** Events kept for consumers that resume by id. */
+  eventBacklog?: number;
+}
+
+const who = (a: Actor): EventActor => ({ name: a.name, kind: a.kind });
+
+export class Runtime {
+  readonly sessions: SessionManager;
+  readonly events: EventBus;
+
+  constructor(opts: RuntimeOptions = {}) {
+    this.sessions = new SessionManager(opts);
+    this.events = new EventBus(opts.eventBacklog);
+    this.sessions.events.on('created', (s) => this.wire(s));
+    this.sessions.events.on('removed', (s) => this.events.publish(s.id, { type: 'session_closed' }));
+  }
+
+  /** Kill and free every session. */
+  close(): Promise<void> {
+    return this.sessions.closeAll('HUP');
+  }
+
+  private wire(s: Session): void {
+    const bus = this.events;
+    const id = s.id;
+    bus.publish(id, { type: 'session_opened', command: s.spec.command, pid: s.pid });
+
+    // Coalesce output and screen changes: the first change in a quiet period is published at once, later ones at the
+    // end of the interval, so a burst costs two events and the last state is always reported.
+    let pendingBytes = 0;
+    let timer: NodeJS.Timeout | undefined;
+    let lastAt = 0;
+    const flush = () => {
+      timer = undefined;
+      lastAt = Date.now();
+      if (s.secretActive) return void (pendingBytes = 0);
+      if (pendingBytes > 0) bus.publish(id, { type: 'output', bytes: pendingBytes, seq: s.seq });
+      pendingBytes = 0;
+      bus.publish(id, { type: 'screen_changed', seq: s.parsedSeq });
+    };
+    const changed = () => {
+      if (timer) return;
+      const wait = SCREEN_EVENT_INTERVAL_MS - (Date.now() - lastAt);
+      if (wait <= 0) flush();
+      else timer = setTimeout(flush, wait);
+    };
+    const e = s.events;
+    e.on('output', (chunk) => {
+      pendingBytes += chunk.length;
+    });
+    e.on('parsed', changed);
+    e.on('resized', (cols, rows) => bus.publish(id, { type: 'resized', cols, rows }));
+    e.on('title', (title) => bus.publish(id, { type: 'title_changed', title }));
+    e.on('exit', (exit, reason) => {
+      if (timer) {
+        clearTimeout(timer);
+        flush();
+      }
+      bus.publish(id, { type: 'process_exited', code: exit.exitCode, signal: exit.signal, reason });
+    });
+    e.on('inputAccepted', (actor, source) => bus.publish(id, { type: 'input_accepted', actor: who(actor), source }));
+    e.on('inputRejected', (actor, source, reason) => bus.publish(id, { type: 'input_rejected', actor: who(actor), source, reason }));
+    e.on('leaseAcquired', (l) => bus.publish(id, { type: 'lease_acquired', lease_id: l.lease_id, actor: who(l.actor), mode: l.mode, expires_at: l.expires_at }));
+    e.on('leaseReleased', (l, reason) => bus.publish(id, { type: 'lease_released', lease_id: l.lease_id, actor: who(l.actor), reason }));
+    e.on('inputPreempted', (l, by) => bus.publish(id, { type: 'input_preempted', lease_id: l.lease_id, previous: who(l.actor), by: who(by) }));
+    e.on('secretStarted', (actor, reason) => {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      pendingBytes = 0;
+      bus.publish(id, { type: 'secret_input_started', actor: who(actor), reason });
+    });
+    e.on('secretEnded', (actor) => bus.publish(id, { type: 'secret_input_ended', actor: who(actor) }));
+    e.on('clientAttached', (c) => bus.publish(id, { type: 'client_attached', client_id: c.id, role: c.role, actor: who(c.actor) }));
+    e.on('clientDetached', (c) => bus.publish(id, { type: 'client_detached', client_id: c.id, role: c.role, actor: who(c.actor) }));
+    e.on('disposed', () => timer && clearTimeout(timer));
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Credentials and the actors they carry. The daemon's own token (generated or given with --token) is the `admin`
+ * actor. Further tokens are created with a name and a role, shown once, and stored only as SHA-256 hashes in
+ * `<state dir>/tokens.json` (0600). Revoking one takes effect on the next request, and listeners close the sockets
+ * and streams that were opened with it.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { TermError, fail, ok, type Result } from '../core/index.js';
+import type { Actor, Role } from '../core/index.js';
+import { secretsEqual } from './auth.js';
+
+export const ADMIN_TOKEN_NAME = 'admin';
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+interface StoredToken {
+  name: string;
+  role: Role;
+  sha256: string;
+  created_at: string;
+}
+
+export interface Principal {
+  actor: Actor;
+  /** The token's name: revoking it ends everything opened with it. */
+  tokenName: string;
+}
+
+export interface TokenInfo {
+  name: string;
+  role: Role;
+  created_at: string | null;
+}
+
+const hash = (secret: string) => crypto.createHash('sha256').update(secret, 'utf8').digest('hex');
+
+export class TokenStore {
+  private readonly byHash = new Map<string, StoredToken>();
+  private readonly revokeListeners = new Set<(name: string) => void>();
+  private readonly file: string | undefined;
+
+  constructor(
+    private readonly adminToken: string,
+    stateDir?: string,
+  ) {
+    this.file = stateDir ? path.join(stateDir, 'tokens.json') : undefined;
+    for (const t of this.load()) this.byHash.set(t.sha256, t);
+  }
+
+  /** The principal a presented secret stands for, or undefined. */
+  resolve(secret: string | undefined): Principal | undefined {
+    if (!secret) return undefined;
+    if (secretsEqual(secret, this.adminToken)) return { actor: { name: ADMIN_TOKEN_NAME, kind: 'admin' }, tokenName: ADMIN_TOKEN_NAME };
+    // The lookup key is a hash of the secret, so timing reveals nothing usable about the secret itself.
+    const t = this.byHash.get(hash(secret));
+    return t ? { actor: { name: t.name, kind: t.role }, tokenName: t.name } : undefined;
+  }
+
+  /** Is this token still valid? Checked again by long-lived connections. */
+  isLive(tokenName: string): boolean {
+    if (tokenName === ADMIN_TOKEN_NAME) return true;
+    for (const t of this.byHash.values()) if (t.name === tokenName) return true;
+    return false;
+  }
+
+  create(name: string, role: Role): Result<{ token: string; info: TokenInfo }> {
+    if (!NAME.test(name)) return fail(new TermError('invalid_request', 'a token name is 1-64 letters, digits, dots, dashes or underscores'));
+    if (name === ADMIN_TOKEN_NAME || [...this.byHash.values()].some((t) => t.name === name)) {
+      return fail(new TermError('token_exists', `a token named "${name}" already exists; revoke it first or pick another name`));
+    }
+    const token = `th_${crypto.randomBytes(32).toString('base64url')}`;
+    const stored: StoredToken = { name, role, sha256: hash(token), created_at: new Date().toISOString() };
+    this.byHash.set(stored.sha256, stored);
+    this.save();
+    return ok({ token, info: { name, role, created_at: stored.created_at } });
+  }
+
+  list(): TokenInfo[] {
+    return [
+      { name: ADMIN_TOKEN_NAME, role: 'admin' as Role, created_at: null },
+      ...[...this.byHash.values()].map((t) => ({ name: t.name, role: t.role, created_at: t.created_at })),
+    ];
+  }
+
+  revoke(name: string): Result<void> {
+    if (name === ADMIN_TOKEN_NAME) return fail(new TermError('invalid_request', 'the daemon token cannot be revoked; restart with a new --token or delete the token file'));
+    const found = [...this.byHash.values()].find((t) => t.name === name);
+    if (!found) return fail(new TermError('token_not_found', `no token named "${name}"`));
+    this.byHash.delete(found.sha256);
+    this.save();
+    for (const l of [...this.revokeListeners]) l(name);
+    return ok(undefined);
+  }
+
+  onRevoke(listener: (name: string) => void): () => void {
+    this.revokeListeners.add(listener);
+    return () => this.revokeListeners.delete(listener);
+  }
+
+  private load(): StoredToken[] {
+    if (!this.file) return [];
+    try {
+      const parsed = JSON.parse(fs.readFileSync(this.file, 'utf8')) as { tokens?: StoredToken[] };
+      return (parsed.tokens ?? []).filter((t) => typeof t.name === 'string' && typeof t.sha256 === 'string');
+    } catch {
+      return []; // no file yet
+    }
+  }
+
+  private save(): void {
+    if (!this.file) return;
+    const tmp = `${this.file}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify({ tokens: [...this.byHash.values()] }, null, 2), { mode: 0o600 });
+    fs.renameSync(tmp, this.file);
+  }
+}

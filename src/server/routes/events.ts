@@ -1,0 +1,89 @@
+/**
+ * GET /v1/events: the runtime's events as Server-Sent Events. `Last-Event-ID` resumes exactly after that event while
+ * it is still in the backlog (no duplicates, no gaps); an older id gets a `reset` event first. A heartbeat comment
+ * keeps idle proxies from closing the stream, and a consumer that stops reading is dropped rather than buffered.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { RuntimeEvent } from '../../protocol/events.js';
+import { errors, type RouteDeps } from './common.js';
+
+/** Unsent event text per consumer beyond which it is disconnected. */
+export const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+const EventsQuery = Type.Object(
+  { session: Type.Optional(Type.String({ pattern: '^[a-z0-9]{1,32}$', description: 'Only events of this session.' })) },
+  { additionalProperties: false },
+);
+
+export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { heartbeatMs: number }): Promise<void> {
+  app.get(
+    '/v1/events',
+    {
+      schema: {
+        summary: 'Runtime events (Server-Sent Events); resume with Last-Event-ID',
+        querystring: EventsQuery,
+        response: { 200: { description: 'text/event-stream; each data line is one JSON event with id, type, session_id, at', type: 'string' }, ...errors(400) },
+      },
+    },
+    async (req, reply) => {
+      const { session } = req.query as Static<typeof EventsQuery>;
+      const header = req.headers['last-event-id'];
+      const lastId = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : undefined;
+      const bus = deps.runtime.events;
+      const res = reply.raw;
+      reply.hijack();
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+
+      let closed = false;
+      let sentId = lastId ?? bus.lastId;
+      const cleanups: Array<() => void> = [];
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        for (const c of cleanups.splice(0)) c();
+        res.end();
+      };
+      const write = (text: string) => {
+        if (closed) return;
+        if (res.writableLength > SSE_MAX_BUFFERED_BYTES) {
+          req.log.info({ buffered: res.writableLength }, 'events.slow_consumer_dropped');
+          closed = true;
+          for (const c of cleanups.splice(0)) c();
+          res.destroy();
+          return;
+        }
+        res.write(text);
+      };
+      const send = (e: RuntimeEvent) => {
+        if (e.id <= sentId) return;
+        sentId = e.id;
+        if (session !== undefined && e.session_id !== session) return;
+        write(`id: ${e.id}\ndata: ${JSON.stringify(e)}\n\n`);
+      };
+
+      // Subscribe before replaying so nothing published meanwhile is missed; `sentId` drops the overlap.
+      const live: RuntimeEvent[] = [];
+      let replaying = true;
+      cleanups.push(bus.subscribe((e) => (replaying ? live.push(e) : send(e))));
+      if (lastId !== undefined) {
+        const { events, reset, oldestId } = bus.since(lastId);
+        if (reset) write(`data: ${JSON.stringify({ type: 'reset', oldest_id: oldestId, id: 0, session_id: null, at: new Date().toISOString() })}\n\n`);
+        if (reset) sentId = oldestId - 1;
+        for (const e of events) send(e);
+      } else write(': connected\n\n');
+      replaying = false;
+      for (const e of live) send(e);
+
+      const heartbeat = setInterval(() => write(': heartbeat\n\n'), deps.heartbeatMs);
+      cleanups.push(() => clearInterval(heartbeat));
+      if (req.principal) cleanups.push(deps.revocations.track(req.principal.tokenName, close));
+      res.on('close', close);
+    },
+  );
+}
