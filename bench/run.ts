@@ -19,7 +19,7 @@ import { environment, formatTable, writeJson, type Results } from './report.js';
 import { HTTP_ITERATIONS, INPROC_ITERATIONS, SNAPSHOT_COLS, SNAPSHOT_ROWS, measureSnapshot } from './snapshot.js';
 import { nowMs } from './stats.js';
 import { startBenchDaemon, type BenchDaemon } from './termhost.js';
-import { THROUGHPUT_RUNS, measureThroughput } from './throughput.js';
+import { THROUGHPUT_RUNS, THROUGHPUT_WARMUP_RUNS, measureThroughput } from './throughput.js';
 import { TMUX_HISTORY_LINES, TmuxServer } from './tmux.js';
 import { FRAME_COLS, FRAME_ROWS, STREAM_BYTES, WORKLOADS, writeWorkload } from './workloads.js';
 
@@ -74,6 +74,7 @@ try {
     screen: `${FRAME_COLS}x${FRAME_ROWS}`,
     streamBytes: STREAM_BYTES,
     throughputRuns: THROUGHPUT_RUNS,
+    throughputWarmupRuns: THROUGHPUT_WARMUP_RUNS,
     latencyWarmup: LATENCY_WARMUP,
     latencySamples: LATENCY_SAMPLES,
     memorySessions: MEMORY_SESSIONS,

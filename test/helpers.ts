@@ -190,3 +190,76 @@ export async function nextMatching<K extends AttachEvent['kind']>(
   })();
   return Promise.race([find, deadline]);
 }
+
+export interface SseMessage {
+  id?: string;
+  data?: unknown;
+  comment?: string;
+}
+
+/** A Server-Sent Events reader over plain HTTP: messages as an async iterator, plus close(). */
+export function sse(address: string, token: string, opts: { lastEventId?: number | string; session?: string } = {}) {
+  const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
+  const headers: Record<string, string> = { host: 'localhost', authorization: `Bearer ${token}`, accept: 'text/event-stream' };
+  if (opts.lastEventId !== undefined) headers['last-event-id'] = String(opts.lastEventId);
+  const queue: SseMessage[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  let status = 0;
+  const req = http.request({ host, port, agent: false, path: `/v1/events${opts.session ? `?session=${opts.session}` : ''}`, headers }, (res) => {
+    status = res.statusCode ?? 0;
+    let buf = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buf += chunk;
+      let at: number;
+      while ((at = buf.indexOf('\n\n')) >= 0) {
+        const block = buf.slice(0, at);
+        buf = buf.slice(at + 2);
+        const msg: SseMessage = {};
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) msg.comment = line.slice(1).trim();
+          else if (line.startsWith('id: ')) msg.id = line.slice(4);
+          else if (line.startsWith('data: ')) msg.data = JSON.parse(line.slice(6));
+        }
+        queue.push(msg);
+      }
+      wake?.();
+    });
+    res.on('end', () => ((ended = true), wake?.()));
+    res.on('error', () => ((ended = true), wake?.()));
+  });
+  req.on('error', () => ((ended = true), wake?.()));
+  req.end();
+  return {
+    get status() {
+      return status;
+    },
+    get ended() {
+      return ended;
+    },
+    /** The next message, or undefined when the stream ended; throws after the deadline. */
+    async next(timeoutMs = 5000): Promise<SseMessage | undefined> {
+      const deadline = Date.now() + timeoutMs;
+      while (queue.length === 0 && !ended) {
+        if (Date.now() > deadline) throw new Error(`no SSE message within ${timeoutMs} ms`);
+        await new Promise<void>((r) => {
+          wake = r;
+          setTimeout(r, 50).unref();
+        });
+      }
+      return queue.shift();
+    },
+    /** The next message that carries an event (not a comment). */
+    async nextEvent(timeoutMs = 5000): Promise<Record<string, any> | undefined> { // eslint-disable-line @typescript-eslint/no-explicit-any
+      for (;;) {
+        const m = await this.next(timeoutMs);
+        if (!m) return undefined;
+        if (m.data !== undefined) return m.data as Record<string, unknown>;
+      }
+    },
+    close() {
+      req.destroy();
+    },
+  };
+}

@@ -3,7 +3,12 @@
  * Types come from the same schemas the server validates with.
  */
 import http from 'node:http';
+import type { Static } from '@sinclair/typebox';
 import type {
+  AttachTokenSchema,
+  LeaseSchema,
+  SecretStateSchema,
+  TokenInfoSchema,
   CreateSession,
   InputItem,
   MouseRequest,
@@ -12,6 +17,11 @@ import type {
   WaitRequest,
   WaitResult,
 } from '../protocol/http.js';
+
+export type Lease = Static<typeof LeaseSchema>;
+export type SecretState = Static<typeof SecretStateSchema>;
+export type TokenInfo = Static<typeof TokenInfoSchema>;
+export type AttachToken = Static<typeof AttachTokenSchema>;
 
 export class TermhostError extends Error {
   constructor(
@@ -89,8 +99,8 @@ export class TermhostClient {
     return this.request('POST', `/v1/sessions/${enc(id)}/resize`, { cols, rows });
   }
 
-  input(id: string, input: InputItem[]): Promise<{ written: number }> {
-    return this.request('POST', `/v1/sessions/${enc(id)}/input`, { input });
+  input(id: string, input: InputItem[], opts: { leaseId?: string } = {}): Promise<{ written: number }> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/input`, { input, ...(opts.leaseId ? { lease_id: opts.leaseId } : {}) });
   }
 
   mouse(id: string, event: MouseRequest): Promise<{ written: number }> {
@@ -107,6 +117,46 @@ export class TermhostClient {
 
   wait(id: string, cond: WaitRequest): Promise<WaitResult> {
     return this.request('POST', `/v1/sessions/${enc(id)}/wait`, cond);
+  }
+
+  mintAttachToken(id: string, role: 'viewer' | 'driver' = 'viewer'): Promise<AttachToken> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/attach-tokens`, { role });
+  }
+
+  banner(id: string, message: string): Promise<SessionInfo> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/banner`, { message });
+  }
+
+  async leases(id: string): Promise<Lease[]> {
+    return (await this.request<{ leases: Lease[] }>('GET', `/v1/sessions/${enc(id)}/leases`)).leases;
+  }
+
+  acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number, leaseId?: string): Promise<Lease> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/leases`, { mode, ttl_ms: ttlMs, ...(leaseId ? { lease_id: leaseId } : {}) });
+  }
+
+  async releaseLease(id: string, leaseId: string): Promise<void> {
+    await this.request('DELETE', `/v1/sessions/${enc(id)}/leases/${enc(leaseId)}`);
+  }
+
+  secretInput(id: string): Promise<SecretState> {
+    return this.request('GET', `/v1/sessions/${enc(id)}/secret-input`);
+  }
+
+  secretAction(id: string, action: 'start' | 'end', reason?: string): Promise<SecretState> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/secret-input/actions`, { action, ...(reason ? { reason } : {}) });
+  }
+
+  createToken(name: string, role: 'admin' | 'human' | 'agent' | 'viewer'): Promise<TokenInfo & { token: string }> {
+    return this.request('POST', '/v1/tokens', { name, role });
+  }
+
+  async listTokens(): Promise<TokenInfo[]> {
+    return (await this.request<{ tokens: TokenInfo[] }>('GET', '/v1/tokens')).tokens;
+  }
+
+  async revokeToken(name: string): Promise<void> {
+    await this.request('DELETE', `/v1/tokens/${enc(name)}`);
   }
 
   openapi(): Promise<Record<string, unknown>> {
