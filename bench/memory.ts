@@ -14,7 +14,7 @@ import { TermhostClient } from '../dist/client/TermhostClient.js';
 import { TmuxServer } from './tmux.js';
 import { sleep } from './stats.js';
 
-export const MEMORY_SESSIONS = 50;
+export const MEMORY_SESSIONS = 150;
 const COLS = 200;
 const ROWS = 50;
 /** A shell counts as idle once it printed its prompt and wrote nothing more for this long. */

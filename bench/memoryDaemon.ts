@@ -16,7 +16,7 @@ if (!gc || !process.send) throw new Error('memoryDaemon must be forked with --ex
 
 const stateDir = fs.mkdtempSync(path.join(process.env.TERMHOST_BENCH_DIR ?? os.tmpdir(), 'memstate-'));
 const token = crypto.randomBytes(16).toString('hex');
-const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, logger: false });
+const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, logger: false, maxSessions: 1000 });
 process.send({ kind: 'ready', address: daemon.address, token });
 
 process.on('message', (msg) => {
