@@ -59,7 +59,12 @@ async function sampleLoop(type: () => Promise<unknown>, read: () => Promise<stri
       reads.push(n);
     }
   }
-  return { p50Ms: percentile(times, 50), p95Ms: percentile(times, 95), p99Ms: percentile(times, 99), readsPerSample: mean(reads) };
+  return {
+    p50Ms: percentile(times, 50),
+    p95Ms: percentile(times, 95),
+    p99Ms: percentile(times, 99),
+    readsPerSample: mean(reads),
+  };
 }
 
 async function termhostLatency(th: BenchDaemon): Promise<LatencyFigures> {

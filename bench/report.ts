@@ -74,12 +74,17 @@ function rows(r: Results): Row[] {
     { name: 'Keystroke->screen p50 (tmux: -C)', unit: 'ms', better: 'lower', termhost: l.termhost.p50Ms, tmux: l.tmuxControl.p50Ms },
     { name: 'Keystroke->screen p95 (tmux: -C)', unit: 'ms', better: 'lower', termhost: l.termhost.p95Ms, tmux: l.tmuxControl.p95Ms },
     { name: 'Keystroke->screen p99 (tmux: -C)', unit: 'ms', better: 'lower', termhost: l.termhost.p99Ms, tmux: l.tmuxControl.p99Ms },
-    { name: 'Memory per idle bash session', unit: 'KiB', better: 'lower', termhost: r.memory.termhostPerSessionKiB, tmux: r.memory.tmuxPerSessionKiB },
+    { name: `Memory per idle bash, first ${r.memory.firstSessions}`, unit: 'KiB', better: 'lower',
+      termhost: r.memory.termhostPerSessionKiB, tmux: r.memory.tmuxPerSessionKiB },
+    { name: `Memory per idle bash, ${r.memory.firstSessions + 1}..${r.memory.totalSessions}`, unit: 'KiB', better: 'lower',
+      termhost: r.memory.termhostMarginalKiB, tmux: r.memory.tmuxMarginalKiB },
     { name: 'Text snapshot 200x60, in-process p50', unit: 'us', better: 'lower', termhost: r.snapshot.inProcessTextP50Us,
       target: `< ${t.snapshotP50UsMax} us`, met: r.snapshot.inProcessTextP50Us < t.snapshotP50UsMax },
     { name: 'Styled snapshot 200x60, in-process p50', unit: 'us', better: 'lower', termhost: r.snapshot.inProcessRawP50Us },
-    { name: 'Screen read p50 (tmux: capture-pane CLI)', unit: 'us', better: 'lower', termhost: r.snapshot.httpP50Us, tmux: r.snapshot.tmuxCliP50Us },
-    { name: 'Screen read p50 (tmux: capture-pane -C)', unit: 'us', better: 'lower', termhost: r.snapshot.httpP50Us, tmux: r.snapshot.tmuxControlP50Us },
+    { name: 'Screen read p50 (tmux: capture-pane CLI)', unit: 'us', better: 'lower', termhost: r.snapshot.httpP50Us,
+      tmux: r.snapshot.tmuxCliP50Us },
+    { name: 'Screen read p50 (tmux: capture-pane -C)', unit: 'us', better: 'lower', termhost: r.snapshot.httpP50Us,
+      tmux: r.snapshot.tmuxControlP50Us },
   );
   return out;
 }
@@ -115,8 +120,8 @@ export function formatTable(r: Results, env: Environment): string {
       `tmux CLI ${r.latency.tmuxCli.readsPerSample.toFixed(2)}, -C ${r.latency.tmuxControl.readsPerSample.toFixed(2)}`,
     `termhost largest unparsed backlog during throughput runs: ` +
       r.throughput.map((x) => `${x.workload} ${(x.termhostMaxBacklogBytes / 1024).toFixed(0)} KiB`).join(', '),
-    `termhost idle session growth split: V8 heap ${r.memory.termhostHeapPerSessionKiB.toFixed(1)} KiB, ` +
-      `external (buffers, typed arrays) ${r.memory.termhostExternalPerSessionKiB.toFixed(1)} KiB per session`,
+    `termhost JS-side growth per idle session: V8 heap ${r.memory.termhostHeapPerSessionKiB.toFixed(1)} KiB, ` +
+      `external (buffers, typed arrays) ${r.memory.termhostExternalPerSessionKiB.toFixed(1)} KiB`,
   ].join('\n');
 }
 

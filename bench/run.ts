@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LATENCY_SAMPLES, LATENCY_WARMUP, measureLatency } from './latency.js';
-import { MEMORY_SESSIONS, measureMemory } from './memory.js';
+import { FIRST_SESSIONS, TOTAL_SESSIONS, measureMemory } from './memory.js';
 import { environment, formatTable, writeJson, type Results } from './report.js';
 import { HTTP_ITERATIONS, INPROC_ITERATIONS, SNAPSHOT_COLS, SNAPSHOT_ROWS, measureSnapshot } from './snapshot.js';
 import { nowMs } from './stats.js';
@@ -77,7 +77,7 @@ try {
     throughputWarmupRuns: THROUGHPUT_WARMUP_RUNS,
     latencyWarmup: LATENCY_WARMUP,
     latencySamples: LATENCY_SAMPLES,
-    memorySessions: MEMORY_SESSIONS,
+    memorySessions: { first: FIRST_SESSIONS, total: TOTAL_SESSIONS },
     snapshotScreen: `${SNAPSHOT_COLS}x${SNAPSHOT_ROWS}`,
     snapshotInProcessIterations: INPROC_ITERATIONS,
     snapshotHttpIterations: HTTP_ITERATIONS,

@@ -79,7 +79,12 @@ function timeSync(warmup: number, iterations: number, fn: () => unknown): number
   return us;
 }
 
-export async function measureSnapshot(th: BenchDaemon, tmux: TmuxServer, dir: string, log: (msg: string) => void): Promise<SnapshotResult> {
+export async function measureSnapshot(
+  th: BenchDaemon,
+  tmux: TmuxServer,
+  dir: string,
+  log: (msg: string) => void,
+): Promise<SnapshotResult> {
   const file = writeScreenFile(dir);
   // Keep the program alive after printing: the screen of a live session is the common case.
   const command = ['sh', '-c', `cat '${file}'; exec sleep 3600`];

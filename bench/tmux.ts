@@ -1,21 +1,32 @@
 /**
  * A private tmux server for the comparison: its own socket in the bench's temp dir, no user config (-f /dev/null),
- * killed at the end. Commands go either through the tmux CLI (one client process per command, as a script would
- * drive tmux) or through one persistent control-mode client (`tmux -C`), the nearest tmux equivalent of an HTTP
- * client with a keep-alive connection.
+ * run as a child of the benchmark and killed at the end. Commands go either through the tmux CLI (one client process
+ * per command, as a script would drive tmux) or through one persistent control-mode client (`tmux -C`), the nearest
+ * tmux equivalent of an HTTP client with a keep-alive connection.
  */
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { sleep } from './stats.js';
 
 const execFileP = promisify(execFile);
 
 /** tmux's default is 2000; termhost's default scrollback is 1000 lines, and both hosts should keep the same history. */
 export const TMUX_HISTORY_LINES = 1000;
 
+/** How long the foreground server may take to create its socket, and to exit after kill-server. */
+const SERVER_START_WAIT_MS = 5000;
+const SERVER_EXIT_WAIT_MS = 5000;
+
 export class TmuxServer {
   readonly socket: string;
+  /**
+   * The server runs in the foreground (-D) as our child instead of daemonising: its pid is known, we reap it, and
+   * no orphaned server can outlive the benchmark.
+   */
+  private server: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
 
   constructor(dir: string) {
     this.socket = path.join(dir, 'tmux.sock');
@@ -25,12 +36,25 @@ export class TmuxServer {
     return (await execFileP('tmux', ['-V'])).stdout.trim();
   }
 
+  get pid(): number {
+    if (this.server?.pid === undefined) throw new Error('tmux server is not running');
+    return this.server.pid;
+  }
+
   /**
-   * Start the server with a session that lives for the whole run: the first measured command must not pay for
-   * server start-up, and an empty server would exit between measurements.
+   * Start the server with a session that lives for the whole run, so the first measured command does not pay for
+   * anything one-off (a foreground server does not exit when empty, but the first session has its own set-up costs).
    */
   async start(cols: number, rows: number): Promise<void> {
-    await execFileP('tmux', ['-S', this.socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'keep', '-x', `${cols}`, '-y', `${rows}`, 'cat']);
+    const server = spawn('tmux', ['-S', this.socket, '-f', '/dev/null', '-D'], { stdio: 'ignore' });
+    this.server = server;
+    this.exited = new Promise((resolve) => server.once('exit', () => resolve()));
+    const deadline = Date.now() + SERVER_START_WAIT_MS;
+    while (!fs.existsSync(this.socket)) {
+      if (server.exitCode !== null || Date.now() > deadline) throw new Error('tmux server did not start');
+      await sleep(10);
+    }
+    await this.run('new-session', '-d', '-s', 'keep', '-x', `${cols}`, '-y', `${rows}`, 'cat');
     await this.run('set-option', '-g', 'history-limit', `${TMUX_HISTORY_LINES}`);
   }
 
@@ -39,16 +63,19 @@ export class TmuxServer {
     return (await execFileP('tmux', ['-S', this.socket, ...args], { maxBuffer: 16 * 1024 * 1024 })).stdout;
   }
 
-  async serverPid(): Promise<number> {
-    return Number((await this.run('display-message', '-p', '-t', 'keep', '#{pid}')).trim());
-  }
-
-  /** Kill the server and everything in it; harmless when it is already gone. */
+  /** Kill the server and everything in it, and wait until it has exited; harmless when it is already gone. */
   async kill(): Promise<void> {
-    try {
-      await this.run('kill-server');
-    } catch {
-      /* no server running: nothing to clean up */
+    const server = this.server;
+    this.server = undefined;
+    if (server && server.exitCode === null && server.signalCode === null) {
+      try {
+        await this.run('kill-server');
+      } catch {
+        /* the server is already on its way out; the exit wait below covers it */
+      }
+      const timer = setTimeout(() => server.kill('SIGKILL'), SERVER_EXIT_WAIT_MS);
+      await this.exited;
+      clearTimeout(timer);
     }
     fs.rmSync(this.socket, { force: true });
   }

@@ -75,8 +75,8 @@ function* colourUnits(rand: () => number): Generator<string> {
       const word = WORDS[Math.floor(rand() * WORDS.length)]!;
       const r = rand();
       // A mix of the forms real programs emit: 256-colour, basic colour with bold, and truecolour.
-      const sgr =
-        r < 0.5 ? `38;5;${Math.floor(rand() * 256)}` : r < 0.85 ? `1;${31 + Math.floor(rand() * 7)}` : `38;2;${Math.floor(rand() * 256)};${Math.floor(rand() * 256)};${Math.floor(rand() * 256)}`;
+      const byte = () => Math.floor(rand() * 256);
+      const sgr = r < 0.5 ? `38;5;${byte()}` : r < 0.85 ? `1;${31 + Math.floor(rand() * 7)}` : `38;2;${byte()};${byte()};${byte()}`;
       line += `\x1b[${sgr}m${word}\x1b[0m `;
     }
     yield line + '\n';
@@ -98,7 +98,8 @@ function* redrawUnits(rand: () => number): Generator<string> {
       out += `\x1b[${row};1H\x1b[0;36m${String(row * 2 - 1).padStart(3)}\x1b[0m${meter(rand, half)}`;
       out += `\x1b[${row};${FRAME_COLS / 2 + 1}H\x1b[0;36m${String(row * 2).padStart(3)}\x1b[0m${meter(rand, half)}\x1b[K`;
     }
-    out += `\x1b[5;1H\x1b[0;36mMem\x1b[0m${meter(rand, half)}\x1b[5;${FRAME_COLS / 2 + 1}H\x1b[0;36mSwp\x1b[0m${meter(rand, half)}\x1b[K`;
+    out += `\x1b[5;1H\x1b[0;36mMem\x1b[0m${meter(rand, half)}`;
+    out += `\x1b[5;${FRAME_COLS / 2 + 1}H\x1b[0;36mSwp\x1b[0m${meter(rand, half)}\x1b[K`;
     out += `\x1b[6;1H\x1b[K\x1b[6;3HTasks: \x1b[1m${100 + (frame % 50)}\x1b[0m, load average: \x1b[1m${rand().toFixed(2)}\x1b[0m`;
     const header = '    PID USER       PRI  NI  VIRT   RES   SHR S CPU% MEM%   TIME+  Command';
     out += `\x1b[7;1H\x1b[30;42m${header.padEnd(FRAME_COLS)}\x1b[0m`;

@@ -39,12 +39,21 @@ export const STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
+/**
+ * The one code with two statuses: reading a session during a secret-input window is 423 (the screen is locked),
+ * while sending input is 409 (only the session's state stands in the way: people may still type).
+ */
+export function statusOf(err: TermError): number {
+  if (err.code === 'secret_input_active' && err.extra.refused === 'input') return 409;
+  return STATUS[err.code];
+}
+
 export function errorBody(err: TermError): ErrorBody {
   return { ...err.extra, error: err.message, code: err.code, retryable: err.retryable };
 }
 
 export function sendError(reply: FastifyReply, err: TermError): FastifyReply {
-  return reply.code(STATUS[err.code]).send(errorBody(err));
+  return reply.code(statusOf(err)).send(errorBody(err));
 }
 
 /** Turn anything thrown inside fastify (validation, body parsing, our own TermErrors, bugs) into the error shape. */

@@ -30,7 +30,9 @@ export class SessionControl {
   authorize(actor: Actor, leaseId?: string): Result<void> {
     if (actor.kind === 'viewer') return fail(new TermError('forbidden', 'viewers cannot send input'));
     if (this.secret.active && !isHuman(actor)) {
-      return fail(new TermError('secret_input_active', 'a person is typing a secret; only people may send input until they end the window', {}, true));
+      return fail(
+        new TermError('secret_input_active', 'a person is typing a secret; only people may send input until they end the window', { refused: 'input' }, true),
+      );
     }
     return this.leases.authorizeInput(actor, this.options.inputPolicy, leaseId);
   }
