@@ -101,7 +101,7 @@ test('an id older than the backlog gets a reset first, then the backlog', async 
   const small = await startTestDaemon({ eventBacklog: 20 });
   try {
     const s = await small.client.createSession({ command: ['bash', '--norc', '--noprofile'], env: { PS1: '$ ' } });
-    for (let i = 0; i < 20; i++) await small.client.input(s.id, [{ text: 'x' }]);
+    for (let i = 0; i < 40; i++) await small.client.input(s.id, [{ text: 'x' }]);
     await until('events past the backlog', () => small.runtime.events.lastId > 25);
     const stream = sse(small.address, small.token, { lastEventId: 1 });
     const first = await stream.nextEvent();
