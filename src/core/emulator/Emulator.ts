@@ -3,8 +3,8 @@
  *
  * It owns three things beyond xterm itself:
  * - knowing when everything fed has been parsed (xterm parses on a timer), so snapshots never show a stale screen;
- * - keeping that timer off the keystroke path: before the host writes input, `armSyncParse` tells xterm a user just
- *   typed, and xterm then parses the next chunk (the echo) synchronously on arrival instead of a timer tick later;
+ * - keeping that timer off the keystroke path: a chunk that arrives while nothing is pending (the echo of a keystroke,
+ *   most of all) is parsed on arrival instead of a timer tick later;
  * - routing the emulator's answers to terminal queries (cursor position, device attributes) back to the PTY.
  */
 import xtermHeadless from '@xterm/headless';
@@ -59,6 +59,8 @@ export class Emulator {
   private waiters: Array<() => void> = [];
   private parsedListener: (() => void) | undefined;
   private titleText = '';
+  /** Bumped whenever the screen may have changed (a parse, a resize); snapshot caches key on it. */
+  generation = 0;
 
   constructor(opts: EmulatorOptions) {
     this.term = new Terminal({
@@ -71,7 +73,7 @@ export class Emulator {
     this.serializer = new SerializeAddon();
     this.term.loadAddon(this.serializer);
     this.term.onData((data) => {
-      // Empty data comes from armSyncParse; everything else is a reply the application asked for.
+      // Empty data comes from feed's `input('', true)`; everything else is a reply the application asked for.
       if (data.length > 0) opts.onReply(Buffer.from(data, 'utf8'));
     });
     this.term.onBinary((data) => opts.onReply(Buffer.from(data, 'latin1')));
@@ -81,12 +83,21 @@ export class Emulator {
     });
   }
 
-  /** Feed PTY output. `parsed` fires (from xterm's parser) once these bytes are reflected on the screen. */
+  /**
+   * Feed PTY output. `parsed` fires (from xterm's parser) once these bytes are reflected on the screen.
+   *
+   * When nothing is waiting to be parsed, the chunk is parsed right away instead of on xterm's next timer tick: the
+   * timer only adds latency and leaves the PTY unread while it waits, and a single PTY read is small (a few KiB), so
+   * parsing it inline never holds the event loop for long. Under a backlog xterm's own time-sliced parsing takes over.
+   */
   feed(chunk: Buffer): void {
+    // `input('', true)` is xterm's public way to say "a user just typed": its next write is then parsed synchronously.
+    if (this.fedBytes === this.parsedBytes) this.term.input('', true);
     this.fedBytes += chunk.length;
     const len = chunk.length;
     this.term.write(chunk, () => {
       this.parsedBytes += len;
+      this.generation++;
       if (this.parsedBytes === this.fedBytes && this.waiters.length > 0) {
         const waiters = this.waiters;
         this.waiters = [];
@@ -110,14 +121,6 @@ export class Emulator {
   whenParsed(): Promise<void> {
     if (this.parsedBytes === this.fedBytes) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  /**
-   * Tell xterm input is about to be written, so it parses the reply (usually the echo) synchronously when it arrives.
-   * `input('', true)` is xterm's public way to mark user input; it emits an empty onData that is ignored above.
-   */
-  armSyncParse(): void {
-    this.term.input('', true);
   }
 
   get title(): string {
@@ -145,6 +148,7 @@ export class Emulator {
 
   resize(cols: number, rows: number): void {
     this.term.resize(cols, rows);
+    this.generation++;
   }
 
   /** The visible screen as styled ANSI that reproduces it on a terminal of the same size. */

@@ -36,6 +36,23 @@ export class PtyWriter {
     if (this.closed) return false;
     if (bytes.length === 0) return true;
     if (this.queued + bytes.length > this.maxBytes) return false;
+    if (this.queue.length === 0 && !this.writing && this.timer === undefined) {
+      // Fast path for the usual keystroke: the fd is non-blocking, so a direct write either lands in the kernel now
+      // (saving a trip through the thread pool, which is most of the keystroke-to-echo latency) or says EAGAIN.
+      let written = 0;
+      try {
+        written = fs.writeSync(this.fd, bytes);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'EAGAIN') {
+          // EIO/EBADF: the PTY is gone (child exited or the session was disposed).
+          this.close();
+          return false;
+        }
+      }
+      if (written >= bytes.length) return true;
+      bytes = bytes.subarray(written);
+    }
     this.queue.push(bytes);
     this.queued += bytes.length;
     if (!this.writing && this.timer === undefined) this.pump();

@@ -69,7 +69,8 @@ export class Session {
   readonly control: SessionControl;
   private readonly audience: Audience;
   private seqBytes = 0;
-  private lastOutput: Date | null = null;
+  /** Epoch ms of the last output byte; a number, not a Date, because it is set for every PTY read. */
+  private lastOutputMs: number | null = null;
   private exitState: { exit: PtyExit; reason: ExitReason } | undefined;
   private closing = false;
   private disposed = false;
@@ -112,7 +113,7 @@ export class Session {
     this.pty.onData((chunk) => {
       const seq = this.seqBytes;
       this.seqBytes += chunk.length;
-      this.lastOutput = new Date();
+      this.lastOutputMs = Date.now();
       this.emulator.feed(chunk);
       if (this.secretActive) return;
       this.freshOutput = true;
@@ -152,7 +153,7 @@ export class Session {
   }
 
   get lastOutputAt(): Date | null {
-    return this.lastOutput;
+    return this.lastOutputMs === null ? null : new Date(this.lastOutputMs);
   }
 
   get cols(): number {
@@ -190,7 +191,7 @@ export class Session {
       exit_reason: this.exitState?.reason ?? null,
       seq: f ? f.seq : this.seqBytes,
       clients: this.audience.counts,
-      last_output_at: (f ? f.lastOutput : this.lastOutput)?.toISOString() ?? null,
+      last_output_at: (f ? f.lastOutput : this.lastOutputAt)?.toISOString() ?? null,
       input_policy: this.control.options.inputPolicy,
       secret_input: this.secretActive,
       last_input_by: this.control.lastInputBy,
@@ -218,7 +219,7 @@ export class Session {
     const e = this.exitState?.exit;
     return snapshotScreen(
       this.emulator,
-      { seq: this.parsedSeq, exited: this.exited, exit_code: e?.exitCode ?? null, exit_signal: e?.signal ?? null, last_output_at: this.lastOutput?.toISOString() ?? null },
+      { seq: this.parsedSeq, exited: this.exited, exit_code: e?.exitCode ?? null, exit_signal: e?.signal ?? null, last_output_at: this.lastOutputAt?.toISOString() ?? null },
       withRaw,
     );
   }
@@ -246,7 +247,6 @@ export class Session {
     }
     const allowed = this.control.authorize(actor, leaseId);
     if (!allowed.ok) return allowed;
-    this.emulator.armSyncParse();
     if (!this.pty.write(bytes)) {
       return fail(
         new TermError(
@@ -274,7 +274,7 @@ export class Session {
   /** Open a secret-input window; any actor may. Returns false if one was already open. */
   startSecret(actor: Actor, reason: string): boolean {
     if (!this.control.secret.start(actor, reason)) return false;
-    this.frozen = { seq: this.seqBytes, lastOutput: this.lastOutput, title: this.emulator.title };
+    this.frozen = { seq: this.seqBytes, lastOutput: this.lastOutputAt, title: this.emulator.title };
     this.events.emit('secretStarted', actor, reason);
     return true;
   }
@@ -282,7 +282,7 @@ export class Session {
   /** Close the window: people only, and only once output has settled. Clients then repaint from the emulator. */
   endSecret(actor: Actor): Result<void> {
     const wasActive = this.secretActive;
-    const ended = this.control.secret.end(actor, this.lastOutput?.getTime() ?? null);
+    const ended = this.control.secret.end(actor, this.lastOutputMs);
     if (!ended.ok || !wasActive) return ended;
     this.frozen = undefined;
     this.freshOutput = false;

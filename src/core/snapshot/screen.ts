@@ -21,13 +21,21 @@ function rowText(line: { translateToString(trimRight: boolean): string } | undef
   return text.endsWith(' ') ? text.replace(/ +$/, '') : text;
 }
 
-/** The visible rows as text, one string per row, right-trimmed. */
+const cache = new WeakMap<Emulator, { generation: number; lines: readonly string[] }>();
+
+/**
+ * The visible rows as text, one string per row, right-trimmed. Cached until the emulator's screen next changes, so
+ * agents polling an unchanged screen (and waits re-checking it) pay nothing. Callers get their own array.
+ */
 export function screenLines(emu: Emulator): string[] {
+  const hit = cache.get(emu);
+  if (hit && hit.generation === emu.generation) return hit.lines.slice();
   const buf = emu.term.buffer.active;
   const rows = emu.term.rows;
   const lines = new Array<string>(rows);
   for (let y = 0; y < rows; y++) lines[y] = rowText(buf.getLine(buf.baseY + y));
-  return lines;
+  cache.set(emu, { generation: emu.generation, lines });
+  return lines.slice();
 }
 
 export function snapshotScreen(emu: Emulator, proc: ProcessState, withRaw = false): Screen {
