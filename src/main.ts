@@ -5,6 +5,7 @@
  *   requests  -> server (auth, schemas) -> core input encoding -> the session's write queue -> PTY
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Runtime, type SessionManager } from './core/index.js';
@@ -49,8 +50,11 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-/** A socket left by an earlier daemon is replaced; any other kind of file at that path is never deleted. */
-function removeStaleSocket(file: string): void {
+/**
+ * A socket left by a daemon that died is replaced. A socket a live daemon still answers on is not taken over, and any
+ * other kind of file at that path is never deleted.
+ */
+async function removeStaleSocket(file: string): Promise<void> {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(file);
@@ -58,6 +62,11 @@ function removeStaleSocket(file: string): void {
     return; // nothing there
   }
   if (!st.isSocket()) throw new Error(`${file} exists and is not a socket; refusing to replace it`);
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = net.connect({ path: file }, () => (probe.destroy(), resolve(true)));
+    probe.on('error', () => resolve(false));
+  });
+  if (live) throw new Error(`another daemon is listening on ${file}; stop it first or choose another --unix path`);
   fs.rmSync(file);
 }
 
@@ -105,7 +114,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   let address: string;
   if (opts.unix) {
     privateSocketDir(path.dirname(path.resolve(opts.unix)));
-    removeStaleSocket(opts.unix);
+    await removeStaleSocket(opts.unix);
     await app.listen({ path: opts.unix });
     fs.chmodSync(opts.unix, 0o600);
     address = `unix:${path.resolve(opts.unix)}`;

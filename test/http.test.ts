@@ -226,3 +226,26 @@ test('--unix never deletes a file that is not a socket; --allow-host is case-ins
     await other.stop();
   }
 });
+
+test('a plain GET on the attach endpoint explains itself; attach-tokens needs no body', async () => {
+  const s = await d.client.createSession({ command: ['sleep', '30'] });
+  const r = await rawRequest(d.address, { path: `/v1/sessions/${s.id}/attach`, headers: auth });
+  assert.equal(r.status, 400);
+  assert.match(r.json.error, /WebSocket/);
+  const t = await rawRequest(d.address, { method: 'POST', path: `/v1/sessions/${s.id}/attach-tokens`, headers: { authorization: auth.authorization! } });
+  assert.equal(t.status, 201);
+  assert.equal(t.json.role, 'viewer');
+  await d.client.deleteSession(s.id, 'KILL');
+});
+
+test('--unix does not take over a socket a live daemon answers on', async () => {
+  const dir = fs.mkdtempSync(path.join(d.stateDir, 'live-'));
+  fs.chmodSync(dir, 0o700);
+  const sock = path.join(dir, 's.sock');
+  const first = await startDaemon({ unix: sock, stateDir: d.stateDir, token: 't1' });
+  try {
+    await assert.rejects(startDaemon({ unix: sock, stateDir: d.stateDir, token: 't2' }), /another daemon is listening/);
+  } finally {
+    await first.close();
+  }
+});

@@ -41,6 +41,7 @@ export const ScreenSchema = Type.Object(
     exited: Type.Boolean(),
     exit_code: Type.Union([Type.Integer(), Type.Null()]),
     exit_signal: Type.Union([Type.String(), Type.Null()]),
+    exit_reason: Type.Union([StringEnum(['completed', 'crashed', 'closed']), Type.Null()]),
     last_output_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     raw: Type.Optional(Type.String({ description: 'Styled ANSI that repaints this screen (format=raw only).' })),
   },

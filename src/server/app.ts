@@ -11,7 +11,7 @@ import { MAX_FRAME_BYTES } from '../protocol/attach.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_ATTACH_SETTINGS, type AttachSettings } from './attach/AttachConnection.js';
 import { AttachTokens } from './attachTokens.js';
-import { makeAuthHook, roleHook } from './auth.js';
+import { makeAuthHook, normalizeOrigin, roleHook } from './auth.js';
 import { errorHandler, sendError } from './errors.js';
 import { Revocations } from './Revocations.js';
 import { attachRoutes } from './routes/attach.js';
@@ -93,7 +93,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       ...deps,
       attachTokens: new AttachTokens(),
       settings: { ...DEFAULT_ATTACH_SETTINGS, ...opts.attach },
-      allowedOrigins: new Set(opts.allowedOrigins ?? []),
+      allowedOrigins: new Set((opts.allowedOrigins ?? []).map(normalizeOrigin)),
     }),
   );
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -71,8 +71,15 @@ declare module 'fastify' {
 export function originAllowed(origin: string | undefined, host: string | undefined, allowed: ReadonlySet<string>): boolean {
   if (origin === undefined) return true; // native clients (the CLI) send none
   if (origin === 'null' || !host) return false;
-  if (allowed.has(origin)) return true;
-  return origin === `http://${host}` || origin === `https://${host}`;
+  // Scheme and host compare case-insensitively; a trailing slash is not part of an origin.
+  const o = normalizeOrigin(origin);
+  if (allowed.has(o)) return true;
+  const h = host.trim().toLowerCase();
+  return o === `http://${h}` || o === `https://${h}`;
+}
+
+export function normalizeOrigin(origin: string): string {
+  return origin.trim().toLowerCase().replace(/\/+$/, '');
 }
 
 /** onRequest hook: Host first (even /health is refused on a foreign Host), then the token for everything else. */

@@ -219,7 +219,14 @@ export class Session {
     const e = this.exitState?.exit;
     return snapshotScreen(
       this.emulator,
-      { seq: this.parsedSeq, exited: this.exited, exit_code: e?.exitCode ?? null, exit_signal: e?.signal ?? null, last_output_at: this.lastOutputAt?.toISOString() ?? null },
+      {
+        seq: this.parsedSeq,
+        exited: this.exited,
+        exit_code: e?.exitCode ?? null,
+        exit_signal: e?.signal ?? null,
+        exit_reason: this.exitState?.reason ?? null,
+        last_output_at: this.lastOutputAt?.toISOString() ?? null,
+      },
       withRaw,
     );
   }
@@ -262,12 +269,13 @@ export class Session {
 
   mouse(actor: Actor, ev: MouseEvent, leaseId?: string): Result<number> {
     const m = this.emulator.modes;
-    if (m.mouse_encoding === 'sgr_pixels' && m.mouse !== 'off') {
-      return fail(new TermError('mouse_mode_mismatch', 'the application asked for pixel mouse positions (?1016); termhost sends cell positions only', { modes: m }));
-    }
     const encoding = m.mouse_encoding === 'sgr_pixels' ? 'sgr' : m.mouse_encoding;
     const encoded = encodeMouse(ev, { tracking: m.mouse, encoding }, { cols: this.cols, rows: this.rows });
     if (!encoded.ok) return fail(new TermError(encoded.code, encoded.error, { modes: m }));
+    // Checked after the event itself, so a malformed event is reported as malformed whatever the modes.
+    if (m.mouse_encoding === 'sgr_pixels') {
+      return fail(new TermError('mouse_mode_mismatch', 'the application asked for pixel mouse positions (?1016); termhost sends cell positions only', { modes: m }));
+    }
     return this.input(actor, encoded.bytes, { leaseId, source: 'mouse' });
   }
 

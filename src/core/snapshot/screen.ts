@@ -9,6 +9,7 @@ export interface ProcessState {
   exited: boolean;
   exit_code: number | null;
   exit_signal: string | null;
+  exit_reason: 'completed' | 'crashed' | 'closed' | null;
   last_output_at: string | null;
 }
 
@@ -52,6 +53,7 @@ export function snapshotScreen(emu: Emulator, proc: ProcessState, withRaw = fals
     exited: proc.exited,
     exit_code: proc.exit_code,
     exit_signal: proc.exit_signal,
+    exit_reason: proc.exit_reason,
     last_output_at: proc.last_output_at,
   };
   if (withRaw) screen.raw = emu.styledAnsi();

@@ -28,8 +28,12 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       schema: {
         summary: 'Mint a 60 s attach token for one session and role, to send in the first WebSocket frame',
         params: SessionIdParams,
-        body: Type.Optional(AttachTokenBody),
+        body: AttachTokenBody,
         response: { 201: AttachTokenSchema, ...errors(400, 404) },
+      },
+      // No body means the default role, like an empty object.
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
       },
     },
     async (req, reply) => {
@@ -67,24 +71,26 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
     },
   );
 
-  app.get(
-    '/v1/sessions/:id/attach',
-    {
-      websocket: true,
-      schema: { params: SessionIdParams },
-      // Everything that can be refused before the upgrade is refused here, as a plain HTTP error.
-      preValidation: async (req, reply) => {
-        if (req.url.includes('?')) {
-          return sendError(reply, new TermError('invalid_request', 'the attach URL takes no query string; send options and the token in the first frame'));
-        }
-        if (!originAllowed(req.headers.origin, req.headers.host, deps.allowedOrigins)) {
-          return sendError(reply, new TermError('forbidden_origin', `Origin "${req.headers.origin}" may not attach; allow it with --allow-origin`));
-        }
-        const found = deps.manager.get((req.params as IdParams).id);
-        if (!found.ok) return sendError(reply, found.error);
-      },
+  app.route({
+    method: 'GET',
+    url: '/v1/sessions/:id/attach',
+    schema: { params: SessionIdParams, hide: true },
+    // Everything that can be refused before the upgrade is refused here, as a plain HTTP error.
+    preValidation: async (req, reply) => {
+      if (req.url.includes('?')) {
+        return sendError(reply, new TermError('invalid_request', 'the attach URL takes no query string; send options and the token in the first frame'));
+      }
+      if (!originAllowed(req.headers.origin, req.headers.host, deps.allowedOrigins)) {
+        const hint = req.headers.origin === 'null' ? 'opaque origins (sandboxed pages, file: URLs) can never attach' : 'allow it with --allow-origin';
+        return sendError(reply, new TermError('forbidden_origin', `Origin "${req.headers.origin}" may not attach; ${hint}`));
+      }
+      const found = deps.manager.get((req.params as IdParams).id);
+      if (!found.ok) return sendError(reply, found.error);
     },
-    (socket, req) => {
+    // A plain GET (no upgrade) gets the standard error shape instead of an empty 404.
+    handler: async (_req, reply) =>
+      sendError(reply, new TermError('invalid_request', 'this endpoint is a WebSocket: send an upgrade request (see docs/protocol.md)')),
+    wsHandler: (socket, req) => {
       const found = deps.manager.get((req.params as IdParams).id);
       if (!found.ok) return socket.close(4004, 'no such session');
       const headerPrincipal = req.principal;
@@ -99,5 +105,5 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       };
       new AttachConnection(socket, found.value, authenticate, deps.settings, req.log, deps.revocations);
     },
-  );
+  });
 }
