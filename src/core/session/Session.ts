@@ -8,7 +8,6 @@
  */
 import type { Screen, SessionInfo } from '../../protocol/http.js';
 import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
-import type { Lease, ReleaseReason } from '../control/LeaseTable.js';
 import { looksLikeSecretPrompt, type SecretState } from '../control/SecretWindow.js';
 import { SessionControl, type ControlOptions } from '../control/SessionControl.js';
 import { Emulator } from '../emulator/Emulator.js';
@@ -19,47 +18,10 @@ import { Limits } from '../limits.js';
 import type { PtyExit, PtyProcess, Signal } from '../pty/PtyProcess.js';
 import { scrollbackLines, snapshotScreen } from '../snapshot/screen.js';
 import { Audience, type AttachedClient, type ClientRole } from './Audience.js';
+import type { ExitReason, InputSource, ResolvedSpec, SessionEvents } from './types.js';
 import { OutputRing } from './OutputRing.js';
 
-export type ExitReason = 'completed' | 'crashed' | 'closed';
-export type InputSource = 'api' | 'mouse' | 'attach';
-export type { AttachedClient, ClientRole };
-
-export interface ResolvedSpec {
-  command: string[];
-  cwd: string;
-  env: Record<string, string>;
-  cols: number;
-  rows: number;
-  term: string;
-  scrollback: number;
-  labels: Record<string, string>;
-}
-
-export type SessionEvents = {
-  /** Raw PTY bytes starting at stream offset `seq`, after the emulator has been fed them. */
-  output: [chunk: Buffer, seq: number];
-  /** The emulator has parsed output up to `seq`: the screen changed. */
-  parsed: [seq: number];
-  title: [title: string];
-  resized: [cols: number, rows: number];
-  /** The process ended and every byte it wrote is on the screen. */
-  exit: [exit: PtyExit, reason: ExitReason];
-  /** A notice for the people watching: text, never terminal bytes. */
-  banner: [message: string];
-  clientAttached: [client: AttachedClient];
-  clientDetached: [client: AttachedClient];
-  inputAccepted: [actor: Actor, source: InputSource];
-  inputRejected: [actor: Actor, source: InputSource, code: string];
-  leaseAcquired: [lease: Lease];
-  leaseReleased: [lease: Lease, reason: ReleaseReason];
-  inputPreempted: [lease: Lease, by: Actor];
-  secretStarted: [actor: Actor, reason: string];
-  /** The window closed; listeners that hold a picture of the screen should repaint. */
-  secretEnded: [actor: Actor];
-  /** The session is being freed; listeners should let go. */
-  disposed: [];
-};
+export type { AttachedClient, ClientRole, ExitReason, InputSource, ResolvedSpec, SessionEvents };
 
 export class Session {
   readonly events = new Emitter<SessionEvents>();

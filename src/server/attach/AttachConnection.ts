@@ -141,36 +141,27 @@ export class AttachConnection {
   private join(since: number | undefined): void {
     const s = this.session;
     const info = { id: s.id, command: s.spec.command, cols: s.cols, rows: s.rows, title: s.info().title, exited: s.exited };
+    const resume = this.view === 'stream' && since !== undefined ? s.ring.since(since) : undefined;
     if (s.secretActive) {
       // Nothing derived from output leaves while the window is open: the screen comes when it closes.
       this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: s.info().seq });
       this.send({ kind: 'state', secret_input: s.secretState });
-      for (const message of s.retainedBanners) this.send({ kind: 'error', message });
-      if (s.exited) this.sendExitAndClose();
-      return;
-    }
-    const resume = this.view === 'stream' && since !== undefined ? s.ring.since(since) : undefined;
-    if (resume && since !== undefined) {
+    } else if (resume && since !== undefined) {
       this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: since });
       this.sentSeq = since;
       this.sendStdout(resume, since);
     } else {
-      // The screen reflects output up to parsedSeq; bytes fed but not yet parsed follow from the ring.
-      const at = s.parsedSeq;
-      this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: at });
-      if (this.view === 'render') this.sendRender();
-      else {
-        this.send({ kind: 'repaint', seq: at, data: repaint(s.emulator) });
-        this.sentSeq = at;
-        const pending = s.ring.since(at);
-        if (pending) this.sendStdout(pending, at);
-      }
+      this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: s.parsedSeq });
+      this.repaintNow();
     }
     for (const message of s.retainedBanners) this.send({ kind: 'error', message });
     if (s.exited) this.sendExitAndClose();
   }
 
-  /** A fresh picture of the screen, from the emulator: after a secret window, when the byte stream has a hole. */
+  /**
+   * A picture of the screen from the emulator, then the bytes it has received but not yet drawn: on join, and after a
+   * secret window, when the byte stream has a hole.
+   */
   private repaintNow(): void {
     if (this.view === 'render') return this.sendRender();
     const at = this.session.parsedSeq;

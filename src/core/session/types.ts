@@ -1,0 +1,45 @@
+/** The types a session speaks in: its resolved spec, its exit reasons, and the events it emits. */
+import type { Actor } from '../control/actor.js';
+import type { Lease, ReleaseReason } from '../control/LeaseTable.js';
+import type { PtyExit } from '../pty/PtyProcess.js';
+import type { AttachedClient } from './Audience.js';
+
+export type ExitReason = 'completed' | 'crashed' | 'closed';
+export type InputSource = 'api' | 'mouse' | 'attach';
+
+export interface ResolvedSpec {
+  command: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  term: string;
+  scrollback: number;
+  labels: Record<string, string>;
+}
+
+export type SessionEvents = {
+  /** Raw PTY bytes starting at stream offset `seq`, after the emulator has been fed them. */
+  output: [chunk: Buffer, seq: number];
+  /** The emulator has parsed output up to `seq`: the screen changed. */
+  parsed: [seq: number];
+  title: [title: string];
+  resized: [cols: number, rows: number];
+  /** The process ended and every byte it wrote is on the screen. */
+  exit: [exit: PtyExit, reason: ExitReason];
+  /** A notice for the people watching: text, never terminal bytes. */
+  banner: [message: string];
+  clientAttached: [client: AttachedClient];
+  clientDetached: [client: AttachedClient];
+  inputAccepted: [actor: Actor, source: InputSource];
+  inputRejected: [actor: Actor, source: InputSource, code: string];
+  leaseAcquired: [lease: Lease];
+  leaseReleased: [lease: Lease, reason: ReleaseReason];
+  inputPreempted: [lease: Lease, by: Actor];
+  secretStarted: [actor: Actor, reason: string];
+  /** The window closed; listeners that hold a picture of the screen should repaint. */
+  secretEnded: [actor: Actor];
+  /** The session is being freed; listeners should let go. */
+  disposed: [];
+};
+
