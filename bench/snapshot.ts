@@ -1,11 +1,21 @@
 /**
  * Snapshot cost: producing the text of a 200x60 screen in which every cell holds a character.
  *
+ * The screen text is cached per screen generation (bumped by every parse and resize), so reading an unchanged screen
+ * costs a cache lookup and an array copy, while the first read after any change renders all 60 rows again. Both are
+ * measured, and the target applies to the second: a screen worth reading has usually just changed.
+ *
  * - in-process: `Session.screenNow()`, the function every screen read ends in (lines, cursor, modes, exit state),
- *   timed call by call; also `screenNow(true)`, which adds the styled-ANSI repaint;
+ *   timed call by call, on the unchanged screen (cached) and after a one-row change before every call (uncached);
+ *   also `screenNow(true)` after a change, which adds the styled-ANSI repaint;
  * - over HTTP: a full GET /v1/sessions/{id}/screen through the typed client (auth, routing, serialisation, both
- *   ends of a loopback connection);
- * - tmux: `capture-pane -p` of the same screen, through the CLI and through a control-mode client.
+ *   ends of a loopback connection), unchanged and after a change;
+ * - tmux: `capture-pane -p` of the same screen, through the CLI and through a control-mode client. tmux has no such
+ *   cache: every capture renders the grid.
+ *
+ * The change is made in-process and untimed: the last row is rewritten in place (cursor-addressed, so nothing
+ * scrolls) by feeding the bytes straight to the session's emulator, which parses them synchronously and bumps the
+ * generation. Only the snapshot call or request after it is on the clock.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,11 +34,17 @@ export const HTTP_ITERATIONS = 2000;
 const TMUX_CLI_ITERATIONS = 200;
 
 export interface SnapshotResult {
-  inProcessTextP50Us: number;
-  inProcessTextP95Us: number;
-  inProcessRawP50Us: number;
-  httpP50Us: number;
-  httpP95Us: number;
+  /** `screenNow()` on an unchanged screen: the generation cache answers. */
+  textCachedP50Us: number;
+  textCachedP95Us: number;
+  /** `screenNow()` right after a one-row change: every row is read from xterm again. */
+  textUncachedP50Us: number;
+  textUncachedP95Us: number;
+  /** `screenNow(true)` right after a one-row change. */
+  styledUncachedP50Us: number;
+  httpCachedP50Us: number;
+  httpUncachedP50Us: number;
+  httpUncachedP95Us: number;
   tmuxControlP50Us: number;
   tmuxCliP50Us: number;
 }
@@ -38,28 +54,45 @@ export interface SnapshotResult {
  * cursor stays parked at the end of the last row instead of opening an empty row that would scroll one away.
  */
 function writeScreenFile(dir: string): string {
-  const words = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore'.split(' ');
   const rows: string[] = [];
-  for (let y = 0; y < SNAPSHOT_ROWS; y++) {
-    let row = `${String(y).padStart(2, '0')}:`;
-    for (let i = y; row.length < SNAPSHOT_COLS; i++) row += ` ${words[i % words.length]}`;
-    // A visible last cell: screen lines are right-trimmed, and a full row must read back as 200 characters.
-    rows.push(`${row.slice(0, SNAPSHOT_COLS - 1)}|`);
-  }
+  for (let y = 0; y < SNAPSHOT_ROWS; y++) rows.push(screenRow(y, 0));
   const file = path.join(dir, 'screen.txt');
   fs.writeFileSync(file, rows.join('\n'));
   return file;
+}
+
+const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore'.split(' ');
+
+/** Row `y` of the screen, exactly SNAPSHOT_COLS characters; `shift` starts it at a later word, for a changed row. */
+function screenRow(y: number, shift: number): string {
+  let row = `${String(y).padStart(2, '0')}:`;
+  for (let i = y + shift; row.length < SNAPSHOT_COLS; i++) row += ` ${WORDS[i % WORDS.length]}`;
+  // A visible last cell: screen lines are right-trimmed, and a full row must read back as 200 characters.
+  return `${row.slice(0, SNAPSHOT_COLS - 1)}|`;
+}
+
+/**
+ * Two rewrites of the last row, alternated so that every one changes the screen: cursor to the row's start, then a
+ * full row. The cursor ends parked at the end of the row again, as after the `cat`, so nothing ever scrolls.
+ */
+function lastRowRewrites(): Buffer[] {
+  const y = SNAPSHOT_ROWS - 1;
+  return [1, 2].map((shift) => Buffer.from(`\x1b[${SNAPSHOT_ROWS};1H${screenRow(y, shift)}`));
 }
 
 function isFull(lines: readonly string[]): boolean {
   return lines.length >= SNAPSHOT_ROWS && lines.slice(0, SNAPSHOT_ROWS).every((l) => l.length === SNAPSHOT_COLS);
 }
 
-/** Per-call times in microseconds of `fn`, after `warmup` untimed calls. */
-async function timeCalls(warmup: number, iterations: number, fn: () => unknown): Promise<number[]> {
-  for (let i = 0; i < warmup; i++) await fn();
+/** Per-call times in microseconds of `fn`, after `warmup` untimed calls; `before` runs untimed ahead of every call. */
+async function timeCalls(warmup: number, iterations: number, fn: () => unknown, before = () => {}): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) {
+    before();
+    await fn();
+  }
   const us: number[] = [];
   for (let i = 0; i < iterations; i++) {
+    before();
     const t0 = nowMs();
     await fn();
     us.push((nowMs() - t0) * 1000);
@@ -68,10 +101,14 @@ async function timeCalls(warmup: number, iterations: number, fn: () => unknown):
 }
 
 /** The same, for a synchronous function: no await between calls, so nothing but the call itself is timed. */
-function timeSync(warmup: number, iterations: number, fn: () => unknown): number[] {
-  for (let i = 0; i < warmup; i++) fn();
+function timeSync(warmup: number, iterations: number, fn: () => unknown, before = () => {}): number[] {
+  for (let i = 0; i < warmup; i++) {
+    before();
+    fn();
+  }
   const us: number[] = [];
   for (let i = 0; i < iterations; i++) {
+    before();
     const t0 = nowMs();
     fn();
     us.push((nowMs() - t0) * 1000);
@@ -90,22 +127,43 @@ export async function measureSnapshot(
   const command = ['sh', '-c', `cat '${file}'; exec sleep 3600`];
 
   const info = await th.client.createSession({ command, cols: SNAPSHOT_COLS, rows: SNAPSHOT_ROWS });
-  let inProcText: number[];
-  let inProcRaw: number[];
-  let http: number[];
+  let cached: number[];
+  let uncached: number[];
+  let styled: number[];
+  let httpCached: number[];
+  let httpUncached: number[];
   try {
     // The last row complete, not merely started: output can arrive split anywhere.
     const lastRow = `^${SNAPSHOT_ROWS - 1}:.{${SNAPSHOT_COLS - 4}}\\|$`;
     const ready = await th.client.wait(info.id, { regex: lastRow, timeout_ms: 10_000 });
     if (!isFull(ready.screen.lines)) throw new Error(`termhost snapshot screen is not full:\n${ready.screen.lines.join('\n')}`);
     const session = th.session(info.id);
-    inProcText = timeSync(INPROC_WARMUP, INPROC_ITERATIONS, () => session.screenNow());
-    inProcRaw = timeSync(INPROC_WARMUP / 5, INPROC_ITERATIONS / 4, () => session.screenNow(true));
-    http = await timeCalls(HTTP_WARMUP, HTTP_ITERATIONS, () => th.client.screen(info.id));
+    const emu = session.emulator;
+    const rewrites = lastRowRewrites();
+    let n = 0;
+    const changeRow = () => {
+      const before = emu.generation;
+      emu.feed(rewrites[n++ % rewrites.length]!);
+      // Parsed during feed (nothing was pending), so the next read must render again; otherwise this times the cache.
+      if (emu.generation === before) throw new Error('snapshot: feeding a row did not change the screen generation');
+    };
+    const read = () => session.screenNow();
+    cached = timeSync(INPROC_WARMUP, INPROC_ITERATIONS, read);
+    uncached = timeSync(INPROC_WARMUP, INPROC_ITERATIONS, read, changeRow);
+    styled = timeSync(INPROC_WARMUP / 5, INPROC_ITERATIONS / 4, () => session.screenNow(true), changeRow);
+    httpCached = await timeCalls(HTTP_WARMUP, HTTP_ITERATIONS, () => th.client.screen(info.id));
+    httpUncached = await timeCalls(HTTP_WARMUP, HTTP_ITERATIONS, () => th.client.screen(info.id), changeRow);
+    const last = session.screenNow().lines;
+    if (!isFull(last) || last[SNAPSHOT_ROWS - 1] !== screenRow(SNAPSHOT_ROWS - 1, 1 + ((n - 1) % rewrites.length))) {
+      throw new Error(`termhost snapshot screen after the row rewrites is not as fed:\n${last.join('\n')}`);
+    }
   } finally {
     await th.client.deleteSession(info.id);
   }
-  log(`snapshot termhost in-process p50 ${median(inProcText).toFixed(1)} us, http p50 ${median(http).toFixed(1)} us`);
+  log(
+    `snapshot termhost in-process p50 cached ${median(cached).toFixed(1)} us, after a change ${median(uncached).toFixed(1)} us; ` +
+      `http p50 cached ${median(httpCached).toFixed(1)} us, after a change ${median(httpUncached).toFixed(1)} us`,
+  );
 
   await tmux.run('new-session', '-d', '-s', 'snap', '-x', `${SNAPSHOT_COLS}`, '-y', `${SNAPSHOT_ROWS}`, ...command);
   let tmuxCtl: number[];
@@ -128,11 +186,14 @@ export async function measureSnapshot(
   log(`snapshot tmux control p50 ${median(tmuxCtl).toFixed(1)} us, cli p50 ${median(tmuxCli).toFixed(1)} us`);
 
   return {
-    inProcessTextP50Us: median(inProcText),
-    inProcessTextP95Us: percentile(inProcText, 95),
-    inProcessRawP50Us: median(inProcRaw),
-    httpP50Us: median(http),
-    httpP95Us: percentile(http, 95),
+    textCachedP50Us: median(cached),
+    textCachedP95Us: percentile(cached, 95),
+    textUncachedP50Us: median(uncached),
+    textUncachedP95Us: percentile(uncached, 95),
+    styledUncachedP50Us: median(styled),
+    httpCachedP50Us: median(httpCached),
+    httpUncachedP50Us: median(httpUncached),
+    httpUncachedP95Us: percentile(httpUncached, 95),
     tmuxControlP50Us: median(tmuxCtl),
     tmuxCliP50Us: median(tmuxCli),
   };

@@ -1,0 +1,185 @@
+/**
+ * Fan-out: one session printing as fast as it can while 0, 1, 10 or 100 viewers watch it live over the attach
+ * WebSocket. termhost only; tmux has no equivalent of a network viewer to compare against.
+ *
+ * The session runs `sh -c 'stty -echo; printf ready; read _; exec cat FILE'` with the plain 16 MiB stream at 200x50.
+ * It waits at `read` until the viewers are attached (the viewers must be there before the first byte, or they would
+ * join with a repaint instead of receiving the stream), then Enter releases `cat`. Echo is off, so the PTY delivers
+ * exactly the file plus one CR per LF after the marker.
+ *
+ * - producer: the clock runs from just before the Enter request until `wait {exit: true}` returns, i.e. until the
+ *   daemon has read and parsed every byte, as in throughput.ts (which also charges the session create);
+ * - viewers: a child process (fanoutViewers.mjs) holding N AttachClients, bearer-authenticated, stream view. Each
+ *   viewer's delivered throughput is its stdout bytes over the time from the Enter to its last stdout byte. A viewer
+ *   is complete when its stdout frames are contiguous, add up to the session's final seq minus its hello seq, and the
+ *   exit frame came; one that fell more than 4 MiB behind is closed by the daemon with 4008 and counted as dropped.
+ *
+ * Runs cycle through the viewer counts (0, 1, 10, 100, 0, 1, ...) so drift on the shared machine falls on all alike.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { BenchDaemon } from './termhost.js';
+import { waitExit } from './termhost.js';
+import { median, nowMs } from './stats.js';
+import { FRAME_COLS, FRAME_ROWS, type Workload } from './workloads.js';
+
+export const FANOUT_VIEWERS = [0, 1, 10, 100] as const;
+/** Timed runs per viewer count; the producer figure is the median run. */
+export const FANOUT_RUNS = 3;
+/** The attach close code for a client that fell too far behind (docs/protocol.md). */
+const CLOSE_SLOW_CONSUMER = 4008;
+const MARKER = 'ready';
+/** A run of 16 MiB to 100 viewers takes seconds; anything past this is a hang. */
+const RUN_DEADLINE_MS = 180_000;
+const VIEWERS_SCRIPT = fileURLToPath(new URL('./fanoutViewers.mjs', import.meta.url));
+
+interface ViewerReport {
+  helloSeq: number;
+  bytes: number;
+  frames: number;
+  contiguous: boolean;
+  firstAtMs: number;
+  lastAtMs: number;
+  exit: boolean;
+  closeCode: number;
+}
+
+export interface FanoutResult {
+  viewers: number;
+  bytes: number;
+  producerMs: number[];
+  /** File MB/s of the median run (10^6 bytes per second). */
+  producerMBps: number;
+  /** producerMBps / the 0-viewer producerMBps. */
+  relativeToNone: number;
+  /** Daemon CPU (this process, all threads) over the producer's wall time, median run; 1 = one core busy. */
+  daemonCpuShare: number;
+  /** The viewer process's CPU from "ready" to "done" over the producer's wall time, median run. */
+  viewerCpuShare: number;
+  /**
+   * Delivered MB/s per viewer, pooled over all runs: stdout bytes, i.e. the PTY stream, which is the file plus one CR
+   * per LF (about 1% more than the file bytes the producer figure counts).
+   */
+  viewerMBps: { min: number; median: number; max: number } | null;
+  /** Viewers over all runs that got every byte, contiguous, and the exit frame. */
+  complete: number;
+  /** Viewers over all runs closed with 4008. */
+  dropped: number;
+  total: number;
+}
+
+/** One JSON line at a time from the viewer process; rejects if it exits first or takes past the run deadline. */
+function lines(child: ChildProcessWithoutNullStreams): () => Promise<{ kind: string }> {
+  const queue: string[] = [];
+  let waiting: ((line: string | undefined) => void) | undefined;
+  let ended = false;
+  readline.createInterface({ input: child.stdout }).on('line', (l) => (waiting ? (waiting(l), (waiting = undefined)) : queue.push(l)));
+  child.on('exit', () => {
+    ended = true;
+    waiting?.(undefined);
+  });
+  return async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const line =
+      queue.shift() ??
+      (ended
+        ? undefined
+        : await new Promise<string | undefined>((resolve, reject) => {
+            waiting = resolve;
+            timer = setTimeout(() => reject(new Error('viewer process: no reply before the run deadline')), RUN_DEADLINE_MS);
+          }).finally(() => clearTimeout(timer)));
+    if (line === undefined) throw new Error(`viewer process exited (${child.exitCode}) before replying`);
+    return JSON.parse(line) as { kind: string };
+  };
+}
+
+export { run as __run };
+async function run(th: BenchDaemon, w: Workload, viewers: number) {
+  const info = await th.client.createSession({
+    command: ['sh', '-c', `stty -echo; printf ${MARKER}; read _; exec cat '${w.file}'`],
+    cols: FRAME_COLS,
+    rows: FRAME_ROWS,
+  });
+  let child: ChildProcessWithoutNullStreams | undefined;
+  try {
+    // The marker comes after stty, so echo is off before the Enter is sent.
+    const ready = await th.client.wait(info.id, { text: MARKER, timeout_ms: 10_000 });
+    const startSeq = ready.screen.seq;
+    let next: ReturnType<typeof lines> | undefined;
+    if (viewers > 0) {
+      const args = JSON.stringify({ address: th.daemon.address, token: th.client.token, session: info.id, viewers });
+      child = spawn(process.execPath, [VIEWERS_SCRIPT, args], { stdio: ['pipe', 'pipe', 'inherit'] });
+      next = lines(child);
+      if ((await next()).kind !== 'ready') throw new Error('viewer process: expected "ready"');
+    }
+    const cpu0 = process.cpuUsage();
+    const t0 = nowMs();
+    await th.client.input(info.id, [{ text: '\r' }]);
+    const screen = await waitExit(th.client, info.id, Date.now() + RUN_DEADLINE_MS);
+    const ms = nowMs() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const expected = startSeq + w.bytes + w.newlines;
+    if (screen.seq !== expected) throw new Error(`fan-out ${viewers}: screen.seq ${screen.seq}, expected ${expected}`);
+    let reports: ViewerReport[] = [];
+    let viewerCpuMs = 0;
+    if (next) {
+      const done = (await next()) as unknown as { kind: string; cpuMs: number; viewers: ViewerReport[] };
+      if (done.kind !== 'done') throw new Error('viewer process: expected "done"');
+      reports = done.viewers;
+      viewerCpuMs = done.cpuMs;
+    }
+    return { ms, t0, finalSeq: screen.seq, daemonCpuMs: (cpu.user + cpu.system) / 1000, viewerCpuMs, reports };
+  } finally {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    await th.client.deleteSession(info.id);
+  }
+}
+
+export async function measureFanout(th: BenchDaemon, plain: Workload, log: (msg: string) => void): Promise<FanoutResult[]> {
+  const acc = FANOUT_VIEWERS.map((viewers) => ({
+    viewers,
+    runs: [] as Array<{ ms: number; daemonCpuMs: number; viewerCpuMs: number }>,
+    viewerMBps: [] as number[],
+    complete: 0,
+    dropped: 0,
+    total: 0,
+  }));
+  // Untimed: warms the attach send path (frame encoding, ws) the way throughput.ts's warm-up warms the parser.
+  await run(th, plain, 1);
+  for (let r = 0; r < FANOUT_RUNS; r++) {
+    for (const a of acc) {
+      const x = await run(th, plain, a.viewers);
+      a.runs.push({ ms: x.ms, daemonCpuMs: x.daemonCpuMs, viewerCpuMs: x.viewerCpuMs });
+      for (const v of x.reports) {
+        a.total++;
+        if (v.closeCode === CLOSE_SLOW_CONSUMER) a.dropped++;
+        if (v.contiguous && v.exit && v.bytes === x.finalSeq - v.helloSeq) a.complete++;
+        if (v.bytes > 0) a.viewerMBps.push(v.bytes / 1e6 / ((v.lastAtMs - x.t0) / 1000));
+      }
+      const got = x.reports.length ? `, viewers ${x.reports.filter((v) => v.bytes === x.finalSeq - v.helloSeq).length}/${x.reports.length} complete` : '';
+      log(`fan-out ${a.viewers} viewers run ${r + 1}: producer ${x.ms.toFixed(0)} ms${got}`);
+    }
+  }
+  const results = acc.map((a): FanoutResult => {
+    const mid = [...a.runs].sort((p, q) => p.ms - q.ms)[Math.floor(a.runs.length / 2)]!;
+    return {
+      viewers: a.viewers,
+      bytes: plain.bytes,
+      producerMs: a.runs.map((r) => r.ms),
+      producerMBps: plain.bytes / 1e6 / (median(a.runs.map((r) => r.ms)) / 1000),
+      relativeToNone: 0,
+      daemonCpuShare: mid.daemonCpuMs / mid.ms,
+      viewerCpuShare: mid.viewerCpuMs / mid.ms,
+      viewerMBps: a.viewerMBps.length
+        ? { min: Math.min(...a.viewerMBps), median: median(a.viewerMBps), max: Math.max(...a.viewerMBps) }
+        : null,
+      complete: a.complete,
+      dropped: a.dropped,
+      total: a.total,
+    };
+  });
+  const none = results.find((r) => r.viewers === 0)!.producerMBps;
+  for (const r of results) r.relativeToNone = r.producerMBps / none;
+  return results;
+}
