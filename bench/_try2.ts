@@ -9,7 +9,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'try-'));
 const w = writeWorkload('plain', dir);
 const th = await startBenchDaemon(dir);
 try {
-  for (const n of [0, 1, 10, 100]) {
+  for (const n of (process.env.NS ?? "0,1,10,100").split(",").map(Number)) {
     const a = stat();
     const t = Date.now();
     // @ts-ignore

@@ -17,11 +17,12 @@
  * Runs cycle through the viewer counts (0, 1, 10, 100, 0, 1, ...) so drift on the shared machine falls on all alike.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { BenchDaemon } from './termhost.js';
 import { waitExit } from './termhost.js';
-import { median, nowMs } from './stats.js';
+import { machineBusyShare, machineTicks, median, nowMs } from './stats.js';
 import { FRAME_COLS, FRAME_ROWS, type Workload } from './workloads.js';
 
 export const FANOUT_VIEWERS = [0, 1, 10, 100] as const;
@@ -53,6 +54,8 @@ export interface FanoutResult {
   producerMBps: number;
   /** producerMBps / the 0-viewer producerMBps. */
   relativeToNone: number;
+  /** The daemon's event-loop utilisation over the producer's run, median run: 1 = its JS thread never waited. */
+  daemonLoopBusy: number;
   /** Daemon CPU (this process, all threads) over the producer's wall time, median run; 1 = one core busy. */
   daemonCpuShare: number;
   /** The viewer process's CPU from "ready" to "done" over the producer's wall time, median run. */
@@ -62,6 +65,8 @@ export interface FanoutResult {
    * per LF (about 1% more than the file bytes the producer figure counts).
    */
   viewerMBps: { min: number; median: number; max: number } | null;
+  /** Share of both cores busy (whole machine, kernel included) during the median run; 1 = both cores. */
+  machineBusy: number;
   /** Viewers over all runs that got every byte, contiguous, and the exit frame. */
   complete: number;
   /** Viewers over all runs closed with 4008. */
@@ -113,12 +118,16 @@ async function run(th: BenchDaemon, w: Workload, viewers: number) {
       next = lines(child);
       if ((await next()).kind !== 'ready') throw new Error('viewer process: expected "ready"');
     }
+    const m0 = machineTicks();
+    const elu0 = performance.eventLoopUtilization();
     const cpu0 = process.cpuUsage();
     const t0 = nowMs();
     await th.client.input(info.id, [{ text: '\r' }]);
     const screen = await waitExit(th.client, info.id, Date.now() + RUN_DEADLINE_MS);
     const ms = nowMs() - t0;
     const cpu = process.cpuUsage(cpu0);
+    const loopBusy = performance.eventLoopUtilization(elu0).utilization;
+    const machineBusy = machineBusyShare(m0, machineTicks());
     const expected = startSeq + w.bytes + w.newlines;
     if (screen.seq !== expected) throw new Error(`fan-out ${viewers}: screen.seq ${screen.seq}, expected ${expected}`);
     let reports: ViewerReport[] = [];
@@ -129,7 +138,8 @@ async function run(th: BenchDaemon, w: Workload, viewers: number) {
       reports = done.viewers;
       viewerCpuMs = done.cpuMs;
     }
-    return { ms, t0, finalSeq: screen.seq, daemonCpuMs: (cpu.user + cpu.system) / 1000, viewerCpuMs, reports };
+    const daemonCpuMs = (cpu.user + cpu.system) / 1000;
+    return { ms, t0, finalSeq: screen.seq, loopBusy, daemonCpuMs, viewerCpuMs, machineBusy, reports };
   } finally {
     if (child && child.exitCode === null) child.kill('SIGKILL');
     await th.client.deleteSession(info.id);
@@ -139,7 +149,7 @@ async function run(th: BenchDaemon, w: Workload, viewers: number) {
 export async function measureFanout(th: BenchDaemon, plain: Workload, log: (msg: string) => void): Promise<FanoutResult[]> {
   const acc = FANOUT_VIEWERS.map((viewers) => ({
     viewers,
-    runs: [] as Array<{ ms: number; daemonCpuMs: number; viewerCpuMs: number }>,
+    runs: [] as Array<{ ms: number; loopBusy: number; daemonCpuMs: number; viewerCpuMs: number; machineBusy: number }>,
     viewerMBps: [] as number[],
     complete: 0,
     dropped: 0,
@@ -150,7 +160,7 @@ export async function measureFanout(th: BenchDaemon, plain: Workload, log: (msg:
   for (let r = 0; r < FANOUT_RUNS; r++) {
     for (const a of acc) {
       const x = await run(th, plain, a.viewers);
-      a.runs.push({ ms: x.ms, daemonCpuMs: x.daemonCpuMs, viewerCpuMs: x.viewerCpuMs });
+      a.runs.push({ ms: x.ms, loopBusy: x.loopBusy, daemonCpuMs: x.daemonCpuMs, viewerCpuMs: x.viewerCpuMs, machineBusy: x.machineBusy });
       for (const v of x.reports) {
         a.total++;
         if (v.closeCode === CLOSE_SLOW_CONSUMER) a.dropped++;
@@ -169,8 +179,10 @@ export async function measureFanout(th: BenchDaemon, plain: Workload, log: (msg:
       producerMs: a.runs.map((r) => r.ms),
       producerMBps: plain.bytes / 1e6 / (median(a.runs.map((r) => r.ms)) / 1000),
       relativeToNone: 0,
+      daemonLoopBusy: mid.loopBusy,
       daemonCpuShare: mid.daemonCpuMs / mid.ms,
       viewerCpuShare: mid.viewerCpuMs / mid.ms,
+      machineBusy: mid.machineBusy,
       viewerMBps: a.viewerMBps.length
         ? { min: Math.min(...a.viewerMBps), median: median(a.viewerMBps), max: Math.max(...a.viewerMBps) }
         : null,

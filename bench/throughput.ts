@@ -3,11 +3,16 @@
  * `cat FILE` in a fresh 200x50 session; the clock runs from just before the create request until the host reports
  * the program finished with its output processed. Runs alternate between the hosts so drift (thermal, page cache,
  * other load) falls on both alike.
+ *
+ * Alongside the time, each run records where the time went, to tell "busy" from "waiting": termhost's event-loop
+ * utilisation (the share of the run its one JS thread was not waiting in epoll), its process CPU (all threads: GC,
+ * the thread pool), the mean size of a PTY read, the tmux server's CPU, and how busy the whole machine was.
  */
+import { performance } from 'node:perf_hooks';
 import type { BenchDaemon } from './termhost.js';
 import { waitExit } from './termhost.js';
 import type { TmuxServer } from './tmux.js';
-import { median, nowMs } from './stats.js';
+import { machineBusyShare, machineTicks, median, nowMs, processCpuMs } from './stats.js';
 import { FRAME_COLS, FRAME_ROWS, type Workload } from './workloads.js';
 
 /** Runs per host and stream; the median is reported, so one run disturbed by the machine does not decide. */
@@ -36,9 +41,32 @@ export interface ThroughputResult {
   termhostMaxBacklogBytes: number;
   /** Every termhost run ended with screen.seq equal to the bytes the PTY delivered (file + one CR per LF). */
   termhostSeqChecked: boolean;
+  /** Median over termhost runs of event-loop utilisation: 1 means the JS thread never waited for I/O. */
+  termhostLoopBusy: number;
+  /** Median over termhost runs of the daemon process's CPU time over wall time (all threads; 1 = one core). */
+  termhostCpuShare: number;
+  /** Mean bytes per PTY read (per `output` event) over the termhost runs. */
+  termhostMeanReadBytes: number;
+  /** Median over tmux runs of the tmux server's CPU time over wall time. */
+  tmuxCpuShare: number;
+  /** Median share of both cores busy during the runs, per host (0..1; 0.5 = one core's worth). */
+  termhostMachineBusy: number;
+  tmuxMachineBusy: number;
 }
 
-async function termhostRun(th: BenchDaemon, w: Workload): Promise<{ ms: number; maxBacklog: number }> {
+interface RunStats {
+  ms: number;
+  cpuShare: number;
+  machineBusy: number;
+}
+
+async function termhostRun(
+  th: BenchDaemon,
+  w: Workload,
+): Promise<RunStats & { maxBacklog: number; loopBusy: number; reads: number; readBytes: number }> {
+  const m0 = machineTicks();
+  const elu0 = performance.eventLoopUtilization();
+  const cpu0 = process.cpuUsage();
   const t0 = nowMs();
   const info = await th.client.createSession({ command: ['cat', w.file], cols: FRAME_COLS, rows: FRAME_ROWS });
   const session = th.session(info.id);
@@ -46,14 +74,25 @@ async function termhostRun(th: BenchDaemon, w: Workload): Promise<{ ms: number; 
   const sampler = setInterval(() => {
     maxBacklog = Math.max(maxBacklog, session.emulator.pendingBytes);
   }, BACKLOG_SAMPLE_MS);
+  // Subscribed after the create returned, so the first read or two may be missed; only the mean size is used.
+  let reads = 0;
+  let readBytes = 0;
+  const unsubscribe = session.events.on('output', (chunk) => {
+    reads++;
+    readBytes += chunk.length;
+  });
   try {
     const screen = await waitExit(th.client, info.id, Date.now() + RUN_DEADLINE_MS);
     const ms = nowMs() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const loopBusy = performance.eventLoopUtilization(elu0).utilization;
+    const machineBusy = machineBusyShare(m0, machineTicks());
     // The tty's onlcr output flag turns every LF that cat writes into CR LF before the host reads it.
     const expected = w.bytes + w.newlines;
     if (screen.seq !== expected) throw new Error(`termhost ${w.name}: screen.seq ${screen.seq}, expected ${expected}`);
-    return { ms, maxBacklog };
+    return { ms, maxBacklog, loopBusy, cpuShare: (cpu.user + cpu.system) / 1000 / ms, machineBusy, reads, readBytes };
   } finally {
+    unsubscribe();
     clearInterval(sampler);
     await th.client.deleteSession(info.id);
   }
@@ -63,15 +102,18 @@ async function termhostRun(th: BenchDaemon, w: Workload): Promise<{ ms: number; 
  * tmux reports the end through `wait-for`: the pane's command signals a channel after cat exits, and the client
  * waiting on it returns. tmux remembers a signal that arrives before anyone waits, so the order cannot race.
  */
-async function tmuxRun(tmux: TmuxServer, w: Workload, n: number): Promise<number> {
+async function tmuxRun(tmux: TmuxServer, w: Workload, n: number): Promise<RunStats> {
   const channel = `tp-done-${n}`;
+  const m0 = machineTicks();
+  const cpu0 = processCpuMs(tmux.pid);
   const t0 = nowMs();
   await tmux.run(
     'new-session', '-d', '-s', `tp${n}`, '-x', `${FRAME_COLS}`, '-y', `${FRAME_ROWS}`,
     `cat '${w.file}'; tmux -S '${tmux.socket}' wait-for -S ${channel}`,
   );
   await tmux.run('wait-for', channel);
-  return nowMs() - t0;
+  const ms = nowMs() - t0;
+  return { ms, cpuShare: (processCpuMs(tmux.pid) - cpu0) / ms, machineBusy: machineBusyShare(m0, machineTicks()) };
 }
 
 export async function measureThroughput(
@@ -90,7 +132,15 @@ export async function measureThroughput(
     ratio: 0,
     termhostMaxBacklogBytes: 0,
     termhostSeqChecked: true,
+    termhostLoopBusy: 0,
+    termhostCpuShare: 0,
+    termhostMeanReadBytes: 0,
+    tmuxCpuShare: 0,
+    termhostMachineBusy: 0,
+    tmuxMachineBusy: 0,
   }));
+  const samples = workloads.map(() => ({ loopBusy: [] as number[], cpu: [] as number[], tmuxCpu: [] as number[],
+    machine: [] as number[], tmuxMachine: [] as number[], reads: 0, readBytes: 0 }));
   let n = 0;
   for (let run = 0; run < THROUGHPUT_WARMUP_RUNS; run++) {
     for (const w of workloads) {
@@ -102,17 +152,34 @@ export async function measureThroughput(
   for (let run = 0; run < THROUGHPUT_RUNS; run++) {
     for (const [i, w] of workloads.entries()) {
       const r = results[i]!;
+      const s = samples[i]!;
       const t = await termhostRun(th, w);
       r.termhostMs.push(t.ms);
       r.termhostMaxBacklogBytes = Math.max(r.termhostMaxBacklogBytes, t.maxBacklog);
-      r.tmuxMs.push(await tmuxRun(tmux, w, n++));
-      log(`throughput ${w.name} run ${run + 1}: termhost ${t.ms.toFixed(0)} ms, tmux ${r.tmuxMs.at(-1)!.toFixed(0)} ms`);
+      s.loopBusy.push(t.loopBusy);
+      s.cpu.push(t.cpuShare);
+      s.machine.push(t.machineBusy);
+      s.reads += t.reads;
+      s.readBytes += t.readBytes;
+      const x = await tmuxRun(tmux, w, n++);
+      r.tmuxMs.push(x.ms);
+      s.tmuxCpu.push(x.cpuShare);
+      s.tmuxMachine.push(x.machineBusy);
+      log(`throughput ${w.name} run ${run + 1}: termhost ${t.ms.toFixed(0)} ms (event loop ${(t.loopBusy * 100).toFixed(0)}% busy), ` +
+        `tmux ${x.ms.toFixed(0)} ms`);
     }
   }
-  for (const r of results) {
+  for (const [i, r] of results.entries()) {
+    const s = samples[i]!;
     r.termhostMBps = r.bytes / 1e6 / (median(r.termhostMs) / 1000);
     r.tmuxMBps = r.bytes / 1e6 / (median(r.tmuxMs) / 1000);
     r.ratio = r.termhostMBps / r.tmuxMBps;
+    r.termhostLoopBusy = median(s.loopBusy);
+    r.termhostCpuShare = median(s.cpu);
+    r.termhostMeanReadBytes = s.readBytes / s.reads;
+    r.tmuxCpuShare = median(s.tmuxCpu);
+    r.termhostMachineBusy = median(s.machine);
+    r.tmuxMachineBusy = median(s.tmuxMachine);
   }
   return results;
 }

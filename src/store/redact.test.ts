@@ -1,0 +1,94 @@
+/**
+ * The redaction corpus: what must never reach disk, what must survive untouched, and secrets split across chunks or
+ * broken up by colour codes.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { REDACTED, StreamRedactor, redactText } from './redact.js';
+
+const R = REDACTED;
+// Fake credentials with the right shapes (none of them valid anywhere).
+const GHP = 'ghp_' + 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx';
+const SLACK = 'xoxb-' + '123456789012-1234567890123-abcdefghijklmnopqrstuvwx';
+const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+const NPM = 'npm_' + 'abcdefghijklmnopqrstuvwxyzABCDEF0123';
+const PEM = ['-----BEGIN OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW', 'QyNTUxOQAAACDx0OiLhP8kYI0aQ5vX0s1d2x3c4v5b6n7m8q9w0e1r2t3y4u5i6o7p8a9s', '-----END OPENSSH PRIVATE KEY-----'].join('\r\n');
+
+const POSITIVES: Array<[string, string, string]> = [
+  [`token is ${GHP} ok`, `token is ghp_${R} ok`, 'GitHub token keeps its prefix'],
+  [`export DEPLOY_TOKEN=abc123xyz`, `export DEPLOY_TOKEN=${R}`, 'NAME_TOKEN= assignment'],
+  [`DB_PASSWORD: "hunter2 with spaces"`, `DB_PASSWORD: ${R}`, 'quoted value'],
+  [`PASSWORD=s3cr3t!`, `PASSWORD=${R}`, 'bare PASSWORD='],
+  [`aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`, `aws_secret_access_key = ${R}`, 'lower-case assignment'],
+  [`git clone https://alice:pa55word@git.example.com/repo`, `git clone https://alice:${R}@git.example.com/repo`, 'URL credentials'],
+  [`postgres://app:topsecret@db:5432/x`, `postgres://app:${R}@db:5432/x`, 'any scheme'],
+  [`curl -H "Authorization: Bearer abc.def.ghi123"`, `curl -H "Authorization: Bearer ${R}"`, 'bearer header'],
+  [`Authorization: Basic dXNlcjpwYXNz`, `Authorization: Basic ${R}`, 'basic header'],
+  [`mysql --password hunter2 -u root`, `mysql --password ${R} -u root`, 'flag with a space'],
+  [`tool --token=abc123 run`, `tool --token=${R} run`, 'flag with ='],
+  [`jwt: ${JWT}`, `jwt: ${R}`, 'JWT'],
+  [`slack ${SLACK}`, `slack xoxb-${R}`, 'Slack token keeps its prefix'],
+  [`key AKIAIOSFODNN7EXAMPLE here`, `key AKIA${R} here`, 'AWS key id keeps its kind'],
+  [`npm ${NPM}`, `npm npm_${R}`, 'npm token'],
+  [`${PEM}\r\n$ `, `-----BEGIN OPENSSH PRIVATE KEY-----${R}\r\n$ `, 'PEM private key'],
+  [`\x1b[32mghp_\x1b[0m${GHP.slice(4)}`, `\x1b[32mghp_\x1b[0m${R}`, 'a secret broken up by colour codes'],
+  [`export API_KEY=\x1b[1m${'k'.repeat(10)}\x1b[0m done`, `export API_KEY=\x1b[1m${R}\x1b[0m done`, 'colour around an assignment value'],
+  [`gh\x1b[1mp_${GHP.slice(4, 20)}\x1b[22m${GHP.slice(20)}`, `gh\x1b[1mp_${R}`, 'colour changes inside the token itself'],
+];
+
+const NEGATIVES = [
+  '$ ls -la\r\ntotal 48\r\ndrwxr-xr-x  2 root root 4096 Nov 29 19:00 .',
+  'Password reset link sent to your email',
+  'the token bucket refills at 10/s',
+  'see https://example.com/docs/auth for details',
+  'git commit -m "fix password prompt"',
+  '\x1b[31mred\x1b[0m and \x1b[1mbold\x1b[0m',
+  'PASSWORD_MIN_LENGTH is documented in README',
+  'Authorization failed',
+  'ghp_short',
+];
+
+for (const [input, want, why] of POSITIVES) test(`redacts: ${why}`, async () => assert.equal(await redactText(input), want));
+for (const text of NEGATIVES) test(`leaves alone: ${JSON.stringify(text).slice(0, 50)}`, async () => assert.equal(await redactText(text), text));
+
+async function streamed(parts: string[]): Promise<string> {
+  const r = new StreamRedactor();
+  let out = '';
+  for (const p of parts) out += (await r.push(p)).text;
+  return out + (await r.end()).text;
+}
+
+test('a secret split across chunks at every position is still caught', async () => {
+  const line = `export GH=${GHP} done\r\n`;
+  for (let i = 1; i < line.length; i++) {
+    const out = await streamed([line.slice(0, i), line.slice(i)]);
+    assert.ok(!out.includes(GHP.slice(4, 20)), `split at ${i}: ${out}`);
+  }
+});
+
+test('a slowly typed assignment is never stored in pieces', async () => {
+  const parts = [...'export DEPLOY_TOKEN=abc123secret\r\n'];
+  const out = await streamed(parts);
+  assert.ok(!/abc|123|secret/.test(out.replaceAll(REDACTED, '').replace('DEPLOY_TOKEN', '')), out);
+});
+
+test('a private key arriving in many chunks is held until its end line, then redacted whole', async () => {
+  const chunks = PEM.match(/[\s\S]{1,17}/g)!;
+  const out = await streamed([...chunks, '\r\n$ ']);
+  assert.equal(out, `-----BEGIN OPENSSH PRIVATE KEY-----${R}\r\n$ `);
+});
+
+test('without secrets the stream comes out byte for byte, and byte counts add up', async () => {
+  const text = 'héllo \x1b[31mwörld\x1b[0m\r\n'.repeat(50);
+  const r = new StreamRedactor();
+  let out = '';
+  let bytes = 0;
+  for (const part of text.match(/[\s\S]{1,37}/g)!) {
+    const got = await r.push(part);
+    out += got.text;
+    bytes += got.bytes;
+  }
+  const last = await r.end();
+  assert.equal(out + last.text, text);
+  assert.equal(bytes + last.bytes, Buffer.byteLength(text));
+});
