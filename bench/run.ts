@@ -2,6 +2,7 @@
  * `npm run bench`: termhost against tmux on the same machine, in the same run, at 200x50.
  *
  *   workloads (16 MiB streams) -> throughput -> keystroke latency -> snapshot cost   (termhost daemon in this process)
+ *                              -> fan-out to 0/1/10/100 attach viewers    (same daemon; viewers in a child process)
  *                              -> memory per idle session                          (fresh daemon process, fresh tmux)
  *   -> table on stdout, bench/out/results.json
  *
@@ -15,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LATENCY_SAMPLES, LATENCY_WARMUP, measureLatency } from './latency.js';
 import { FIRST_SESSIONS, TOTAL_SESSIONS, measureMemory } from './memory.js';
+import { FANOUT_RUNS, FANOUT_VIEWERS, measureFanout } from './fanout.js';
 import { environment, formatTable, writeJson, type Results } from './report.js';
 import { HTTP_ITERATIONS, INPROC_ITERATIONS, SNAPSHOT_COLS, SNAPSHOT_ROWS, measureSnapshot } from './snapshot.js';
 import { nowMs } from './stats.js';
@@ -26,6 +28,7 @@ import { FRAME_COLS, FRAME_ROWS, STREAM_BYTES, WORKLOADS, writeWorkload } from '
 const RESULTS_FILE = fileURLToPath(new URL('./out/results.json', import.meta.url));
 
 const started = nowMs();
+const loadAtStart = os.loadavg()[0]!;
 const log = (msg: string) => process.stderr.write(`[bench ${((nowMs() - started) / 1000).toFixed(1).padStart(5)} s] ${msg}\n`);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), `termhost-bench-${process.pid}-`));
@@ -54,6 +57,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 
 try {
   const tmuxVersion = await TmuxServer.version();
+  if (loadAtStart > os.cpus().length / 2) log(`load average ${loadAtStart.toFixed(2)}: other work is running; figures will be low`);
   log(`writing ${WORKLOADS.length} streams of ${STREAM_BYTES / 1024 / 1024} MiB to ${dir}`);
   const workloads = WORKLOADS.map((name) => writeWorkload(name, dir));
 
@@ -64,12 +68,13 @@ try {
   const throughput = await measureThroughput(th, tmux, workloads, log);
   const latency = await measureLatency(th, tmux, log);
   const snapshot = await measureSnapshot(th, tmux, dir, log);
+  const fanout = await measureFanout(th, workloads.find((w) => w.name === 'plain')!, log);
   await th.stop();
   th = undefined;
   const memory = await measureMemory(dir, log);
 
-  const results: Results = { throughput, latency, memory, snapshot };
-  const env = environment(tmuxVersion, (nowMs() - started) / 1000);
+  const results: Results = { throughput, latency, memory, snapshot, fanout };
+  const env = environment(tmuxVersion, (nowMs() - started) / 1000, loadAtStart);
   writeJson(RESULTS_FILE, results, env, {
     screen: `${FRAME_COLS}x${FRAME_ROWS}`,
     streamBytes: STREAM_BYTES,
@@ -81,6 +86,9 @@ try {
     snapshotScreen: `${SNAPSHOT_COLS}x${SNAPSHOT_ROWS}`,
     snapshotInProcessIterations: INPROC_ITERATIONS,
     snapshotHttpIterations: HTTP_ITERATIONS,
+    fanoutViewers: FANOUT_VIEWERS,
+    fanoutRuns: FANOUT_RUNS,
+    fanoutStream: 'plain',
     tmuxHistoryLimit: TMUX_HISTORY_LINES,
     termhostScrollback: 'default (1000 lines)',
   });

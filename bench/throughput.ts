@@ -4,6 +4,11 @@
  * the program finished with its output processed. Runs alternate between the hosts so drift (thermal, page cache,
  * other load) falls on both alike.
  *
+ * A termhost run's time includes reporting the exit, which is not streaming: node-pty reports a child's exit only once
+ * its read socket closes, and termhost holds the PTY slave open (so no output is lost at exit), so the socket closes on
+ * node-pty's 200 ms fallback timer plus termhost's 25 ms settle. The run therefore also records when the last byte was
+ * parsed, and the streaming rate up to that point is reported beside the end-to-end figure.
+ *
  * Alongside the time, each run records where the time went, to tell "busy" from "waiting": termhost's event-loop
  * utilisation (the share of the run its one JS thread was not waiting in epoll), its process CPU (all threads: GC,
  * the thread pool), the mean size of a PTY read, the tmux server's CPU, and how busy the whole machine was.
@@ -41,6 +46,10 @@ export interface ThroughputResult {
   termhostMaxBacklogBytes: number;
   /** Every termhost run ended with screen.seq equal to the bytes the PTY delivered (file + one CR per LF). */
   termhostSeqChecked: boolean;
+  /** Median MB/s from the create request to the last byte parsed, i.e. without the exit report. */
+  termhostStreamMBps: number;
+  /** Median ms from the last byte parsed to `wait {exit: true}` returning. */
+  termhostExitLagMs: number;
   /** Median over termhost runs of event-loop utilisation: 1 means the JS thread never waited for I/O. */
   termhostLoopBusy: number;
   /** Median over termhost runs of the daemon process's CPU time over wall time (all threads; 1 = one core). */
@@ -63,7 +72,7 @@ interface RunStats {
 async function termhostRun(
   th: BenchDaemon,
   w: Workload,
-): Promise<RunStats & { maxBacklog: number; loopBusy: number; reads: number; readBytes: number }> {
+): Promise<RunStats & { streamMs: number; maxBacklog: number; loopBusy: number; reads: number; readBytes: number }> {
   const m0 = machineTicks();
   const elu0 = performance.eventLoopUtilization();
   const cpu0 = process.cpuUsage();
@@ -77,10 +86,14 @@ async function termhostRun(
   // Subscribed after the create returned, so the first read or two may be missed; only the mean size is used.
   let reads = 0;
   let readBytes = 0;
-  const unsubscribe = session.events.on('output', (chunk) => {
-    reads++;
-    readBytes += chunk.length;
-  });
+  let lastParsedAt = t0;
+  const unsubscribe = [
+    session.events.on('output', (chunk) => {
+      reads++;
+      readBytes += chunk.length;
+    }),
+    session.events.on('parsed', () => (lastParsedAt = nowMs())),
+  ];
   try {
     const screen = await waitExit(th.client, info.id, Date.now() + RUN_DEADLINE_MS);
     const ms = nowMs() - t0;
@@ -90,9 +103,10 @@ async function termhostRun(
     // The tty's onlcr output flag turns every LF that cat writes into CR LF before the host reads it.
     const expected = w.bytes + w.newlines;
     if (screen.seq !== expected) throw new Error(`termhost ${w.name}: screen.seq ${screen.seq}, expected ${expected}`);
-    return { ms, maxBacklog, loopBusy, cpuShare: (cpu.user + cpu.system) / 1000 / ms, machineBusy, reads, readBytes };
+    const cpuShare = (cpu.user + cpu.system) / 1000 / ms;
+    return { ms, streamMs: lastParsedAt - t0, maxBacklog, loopBusy, cpuShare, machineBusy, reads, readBytes };
   } finally {
-    unsubscribe();
+    for (const off of unsubscribe) off();
     clearInterval(sampler);
     await th.client.deleteSession(info.id);
   }
@@ -132,6 +146,8 @@ export async function measureThroughput(
     ratio: 0,
     termhostMaxBacklogBytes: 0,
     termhostSeqChecked: true,
+    termhostStreamMBps: 0,
+    termhostExitLagMs: 0,
     termhostLoopBusy: 0,
     termhostCpuShare: 0,
     termhostMeanReadBytes: 0,
@@ -139,7 +155,7 @@ export async function measureThroughput(
     termhostMachineBusy: 0,
     tmuxMachineBusy: 0,
   }));
-  const samples = workloads.map(() => ({ loopBusy: [] as number[], cpu: [] as number[], tmuxCpu: [] as number[],
+  const samples = workloads.map(() => ({ streamMs: [] as number[], exitLagMs: [] as number[], loopBusy: [] as number[], cpu: [] as number[], tmuxCpu: [] as number[],
     machine: [] as number[], tmuxMachine: [] as number[], reads: 0, readBytes: 0 }));
   let n = 0;
   for (let run = 0; run < THROUGHPUT_WARMUP_RUNS; run++) {
@@ -156,6 +172,8 @@ export async function measureThroughput(
       const t = await termhostRun(th, w);
       r.termhostMs.push(t.ms);
       r.termhostMaxBacklogBytes = Math.max(r.termhostMaxBacklogBytes, t.maxBacklog);
+      s.streamMs.push(t.streamMs);
+      s.exitLagMs.push(t.ms - t.streamMs);
       s.loopBusy.push(t.loopBusy);
       s.cpu.push(t.cpuShare);
       s.machine.push(t.machineBusy);
@@ -174,6 +192,8 @@ export async function measureThroughput(
     r.termhostMBps = r.bytes / 1e6 / (median(r.termhostMs) / 1000);
     r.tmuxMBps = r.bytes / 1e6 / (median(r.tmuxMs) / 1000);
     r.ratio = r.termhostMBps / r.tmuxMBps;
+    r.termhostStreamMBps = r.bytes / 1e6 / (median(s.streamMs) / 1000);
+    r.termhostExitLagMs = median(s.exitLagMs);
     r.termhostLoopBusy = median(s.loopBusy);
     r.termhostCpuShare = median(s.cpu);
     r.termhostMeanReadBytes = s.readBytes / s.reads;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Runtime, type SessionManager } from './core/index.js';
 import { TokenStore } from './server/TokenStore.js';
+import { Store } from './store/Store.js';
 import { buildServer, type ServerOptions } from './server/app.js';
 import { isLoopbackHost, hostOnly } from './server/auth.js';
 import { defaultStateDir, ensureStateDir, loadOrCreateToken } from './config.js';
@@ -36,6 +37,12 @@ export interface DaemonOptions {
   eventBacklog?: number;
   /** SSE heartbeat interval (default 15 s). */
   heartbeatMs?: number;
+  /** Days transcript chunks are kept: 0 writes none, -1 forever (default 30). */
+  transcriptRetentionDays?: number;
+  /** false turns transcript persistence off entirely (`--no-transcripts`); live streaming is unaffected. */
+  transcripts?: boolean;
+  /** Transcript batch interval (default 1000 ms); tests shorten it. */
+  transcriptBatchMs?: number;
   logger?: boolean | Record<string, unknown>;
 }
 
@@ -44,6 +51,7 @@ export interface Daemon {
   runtime: Runtime;
   manager: SessionManager;
   tokens: TokenStore;
+  store: Store;
   /** "host:port" or "unix:/path", as a client would use it. */
   address: string;
   token: string;
@@ -91,12 +99,20 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const token = opts.token ?? loadOrCreateToken(stateDir);
   ensureStateDir(stateDir);
   const tokens = new TokenStore(token, stateDir);
+  const store = new Store({
+    stateDir,
+    retentionDays: opts.transcriptRetentionDays,
+    transcripts: opts.transcripts,
+    batchMs: opts.transcriptBatchMs,
+  });
   const runtime = new Runtime({
+    idInUse: (id) => store.hasRecord(id),
     maxSessions: opts.maxSessions,
     inputPolicy: opts.requireLeases ? 'lease' : 'auto',
     secretDetect: opts.secretDetect,
     eventBacklog: opts.eventBacklog,
   });
+  store.follow(runtime);
   // Host headers are compared lower-cased and without a port, so configured names are normalised the same way.
   const allowedHosts = (opts.allowedHosts ?? []).map((h) => hostOnly(h));
   const unspecified = host === '0.0.0.0' || host === '::';
@@ -104,6 +120,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const app = await buildServer({
     runtime,
     tokens,
+    store,
     heartbeatMs: opts.heartbeatMs,
     allowedHosts,
     allowedOrigins: opts.allowedOrigins,
@@ -130,11 +147,13 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     runtime,
     manager: runtime.sessions,
     tokens,
+    store,
     address,
     token,
     async close() {
       await runtime.close();
       await app.close();
+      await store.close();
     },
   };
 }

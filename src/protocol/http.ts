@@ -64,6 +64,7 @@ export const ActorSchema = Type.Object({
 export const SessionInfoSchema = Type.Object(
   {
     id: Type.String(),
+    live: Type.Literal(true, { description: 'A running (or exited, not yet deleted) session in this daemon.' }),
     pid: Type.Integer(),
     command: Type.Array(Type.String()),
     cwd: Type.String(),
@@ -85,6 +86,8 @@ export const SessionInfoSchema = Type.Object(
     input_policy: StringEnum(['auto', 'lease'], { description: 'auto: agents without a lease get an implicit shared one per request' }),
     secret_input: Type.Boolean({ description: 'A secret-input window is open: seq, title and last_output_at are frozen.' }),
     last_input_by: Type.Union([ActorSchema, Type.Null()], { description: 'Who sent the last accepted input (never what).' }),
+    created_by: Type.Union([ActorSchema, Type.Null()]),
+    transcript: StringEnum(['off', 'redacted', 'raw']),
   },
   {},
 );
@@ -110,6 +113,7 @@ export const CreateSessionBody = Type.Object(
     labels: Type.Optional(Labels),
     input_policy: Type.Optional(StringEnum(['auto', 'lease'], { description: 'default auto, or lease with --require-leases' })),
     secret_detect: Type.Optional(Type.Boolean({ description: 'Open a secret-input window on password prompts (default true).' })),
+    transcript: Type.Optional(StringEnum(['off', 'redacted', 'raw'], { description: 'What is stored of the output; raw needs an admin.' })),
   },
   { additionalProperties: false },
 );
@@ -210,6 +214,38 @@ export const BannerBody = Type.Object(
   { message: Type.String({ minLength: 1, maxLength: 8192, description: 'Shown to people watching the session.' }) },
   { additionalProperties: false },
 );
+
+export const SessionRecordSchema = Type.Object(
+  {
+    id: Type.String(),
+    live: Type.Literal(false, { description: 'A stored record: the session ended and was deleted, or ran before a restart.' }),
+    command: Type.Array(Type.String()),
+    cwd: Type.String(),
+    labels: Type.Record(Type.String(), Type.String()),
+    cols: Type.Integer(),
+    rows: Type.Integer(),
+    created_at: Type.String({ format: 'date-time' }),
+    ended_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    exit_code: Type.Union([Type.Integer(), Type.Null()]),
+    exit_signal: Type.Union([Type.String(), Type.Null()]),
+    exit_reason: Type.Union([Type.String(), Type.Null()], { description: 'completed, crashed (also: the daemon died), closed' }),
+    last_seq: Type.Integer({ description: 'Output bytes the session produced.' }),
+    created_by: Type.Union([ActorSchema, Type.Null()]),
+    transcript: StringEnum(['off', 'redacted', 'raw']),
+    transcript_complete: Type.Boolean({ description: 'false when output arrived faster than it could be stored' }),
+  },
+  {},
+);
+export type SessionRecord = Static<typeof SessionRecordSchema>;
+
+export const TranscriptPageSchema = Type.Object({
+  session_id: Type.String(),
+  chunks: Type.Array(Type.Object({ seq: Type.Integer(), text: Type.String(), at: Type.String({ format: 'date-time' }) })),
+  last_seq: Type.Union([Type.Integer(), Type.Null()], { description: 'Stream offset of the last byte this page covers; next page: from_seq = last_seq + 1' }),
+  next_seq: Type.Integer({ description: 'last_seq + 1: the next from_seq, and the since_seq to attach from without duplicates' }),
+  has_more: Type.Boolean(),
+  total: Type.Integer({ description: 'Chunks stored for the session.' }),
+});
 
 export const LeaseSchema = Type.Object({
   lease_id: Type.String(),

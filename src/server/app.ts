@@ -24,6 +24,8 @@ import { sessionRoutes } from './routes/sessions.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { waitRoutes } from './routes/wait.js';
 import type { TokenStore } from './TokenStore.js';
+import type { Store } from '../store/Store.js';
+import { transcriptRoutes } from './routes/transcript.js';
 
 /** Request bodies past this size are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -31,6 +33,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface ServerOptions {
   runtime: Runtime;
   tokens: TokenStore;
+  store: Store;
   /** Host names accepted besides loopback names. */
   allowedHosts?: string[];
   /** Exact origins (scheme://host:port) allowed to attach from a browser, besides the daemon's own. */
@@ -79,7 +82,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
 
   const revocations = new Revocations(opts.tokens);
-  const deps = { manager: opts.runtime.sessions, runtime: opts.runtime, tokens: opts.tokens, revocations };
+  const deps = { manager: opts.runtime.sessions, runtime: opts.runtime, tokens: opts.tokens, store: opts.store, revocations };
   await app.register(healthRoutes);
   await app.register(async (scope) => sessionRoutes(scope, deps));
   await app.register(async (scope) => inputRoutes(scope, deps));
@@ -88,6 +91,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(async (scope) => controlRoutes(scope, deps));
   await app.register(async (scope) => eventRoutes(scope, { ...deps, heartbeatMs: opts.heartbeatMs ?? 15_000 }));
   await app.register(async (scope) => tokenRoutes(scope, deps));
+  await app.register(async (scope) => transcriptRoutes(scope, deps));
   await app.register(async (scope) =>
     attachRoutes(scope, {
       ...deps,

@@ -48,6 +48,8 @@ export class Session {
     readonly spec: ResolvedSpec,
     private readonly pty: PtyProcess,
     controlOptions: ControlOptions = { inputPolicy: 'auto', secretDetect: true },
+    /** Who started it, for records. */
+    readonly createdBy?: Actor,
   ) {
     const ev = this.events;
     this.control = new SessionControl(controlOptions, {
@@ -138,6 +140,7 @@ export class Session {
     const f = this.frozen;
     return {
       id: this.id,
+      live: true,
       pid: this.pid,
       command: this.spec.command,
       cwd: this.spec.cwd,
@@ -157,6 +160,8 @@ export class Session {
       input_policy: this.control.options.inputPolicy,
       secret_input: this.secretActive,
       last_input_by: this.control.lastInputBy,
+      created_by: this.createdBy ?? null,
+      transcript: this.spec.transcript,
     };
   }
 

@@ -12,6 +12,7 @@ import { spawnPty } from '../pty/spawnPty.js';
 import { Session, type ResolvedSpec } from './Session.js';
 import type { ControlOptions } from '../control/SessionControl.js';
 import type { InputPolicy } from '../control/LeaseTable.js';
+import type { Actor } from '../control/actor.js';
 
 export interface SessionSpec {
   /** argv; defaults to $SHELL, else /bin/sh. */
@@ -29,6 +30,8 @@ export interface SessionSpec {
   input_policy?: InputPolicy;
   /** Open a secret-input window by itself on password prompts; default true. */
   secret_detect?: boolean;
+  /** What a transcript store keeps of this session's output: off, redacted (default) or raw. */
+  transcript?: 'off' | 'redacted' | 'raw';
 }
 
 export interface SessionManagerOptions {
@@ -39,6 +42,8 @@ export interface SessionManagerOptions {
   inputPolicy?: InputPolicy;
   /** Daemon-wide default for the secret prompt detector. */
   secretDetect?: boolean;
+  /** Ids that must not be given out again, such as those of stored records. */
+  idInUse?: (id: string) => boolean;
 }
 
 export type ManagerEvents = {
@@ -52,11 +57,13 @@ export class SessionManager {
   private readonly maxSessions: number;
   private readonly baseEnv: NodeJS.ProcessEnv;
   private readonly defaults: ControlOptions;
+  private readonly idInUse: (id: string) => boolean;
 
   constructor(opts: SessionManagerOptions = {}) {
     this.maxSessions = opts.maxSessions ?? Limits.maxSessions;
     this.baseEnv = opts.baseEnv ?? process.env;
     this.defaults = { inputPolicy: opts.inputPolicy ?? 'auto', secretDetect: opts.secretDetect ?? true };
+    this.idInUse = opts.idInUse ?? (() => false);
   }
 
   resolveSpec(spec: SessionSpec): ResolvedSpec {
@@ -75,10 +82,12 @@ export class SessionManager {
       term,
       scrollback: spec.scrollback ?? Limits.defaultScrollbackLines,
       labels: spec.labels ?? {},
+      transcript: spec.transcript ?? 'redacted',
     };
   }
 
-  create(spec: SessionSpec = {}): Result<Session> {
+  /** Start a session; `createdBy` is recorded as its creator. */
+  create(spec: SessionSpec = {}, createdBy?: Actor): Result<Session> {
     if (this.sessions.size >= this.maxSessions) {
       return fail(
         new TermError('session_limit', `the session limit (${this.maxSessions}) is reached; delete a session first`, {}, true),
@@ -96,10 +105,13 @@ export class SessionManager {
       term: resolved.term,
     });
     if (!spawned.ok) return spawned;
-    const session = new Session(this.newId(), resolved, spawned.value, {
-      inputPolicy: spec.input_policy ?? this.defaults.inputPolicy,
-      secretDetect: spec.secret_detect ?? this.defaults.secretDetect,
-    });
+    const session = new Session(
+      this.newId(),
+      resolved,
+      spawned.value,
+      { inputPolicy: spec.input_policy ?? this.defaults.inputPolicy, secretDetect: spec.secret_detect ?? this.defaults.secretDetect },
+      createdBy,
+    );
     this.sessions.set(session.id, session);
     this.events.emit('created', session);
     return ok(session);
@@ -143,7 +155,7 @@ export class SessionManager {
   private newId(): string {
     for (;;) {
       const id = crypto.randomBytes(4).toString('hex');
-      if (!this.sessions.has(id)) return id;
+      if (!this.sessions.has(id) && !this.idInUse(id)) return id;
     }
   }
 }

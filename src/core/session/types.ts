@@ -16,6 +16,7 @@ export interface ResolvedSpec {
   term: string;
   scrollback: number;
   labels: Record<string, string>;
+  transcript: 'off' | 'redacted' | 'raw';
 }
 
 export type SessionEvents = {

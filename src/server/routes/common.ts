@@ -3,11 +3,13 @@ import type { Result, Runtime, Session, SessionManager } from '../../core/index.
 import { ErrorSchema } from '../../protocol/http.js';
 import type { Revocations } from '../Revocations.js';
 import type { TokenStore } from '../TokenStore.js';
+import type { Store } from '../../store/Store.js';
 
 export interface RouteDeps {
   manager: SessionManager;
   runtime: Runtime;
   tokens: TokenStore;
+  store: Store;
   revocations: Revocations;
 }
 

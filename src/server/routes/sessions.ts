@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Signal } from '../../core/index.js';
 import {
+  StringEnum,
+  SessionRecordSchema,
   CreateSessionBody,
   ResizeBody,
   SessionIdParams,
@@ -11,15 +13,26 @@ import {
   SignalName,
 } from '../../protocol/http.js';
 import { TermError } from '../../core/index.js';
+import { actorOf } from '../auth.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
 
 const ListQuery = Type.Object(
-  { label: Type.Optional(Type.Array(Type.String({ pattern: '^[^=]+=.*$' }), { description: 'k=v; repeat to AND' })) },
+  {
+    label: Type.Optional(Type.Array(Type.String({ pattern: '^[^=]+=.*$' }), { description: 'k=v; repeat to AND' })),
+    include: Type.Optional(StringEnum(['ended'], { description: 'ended: also list stored records of sessions that are gone' })),
+  },
   { additionalProperties: false },
 );
-const DeleteQuery = Type.Object({ signal: Type.Optional(SignalName) }, { additionalProperties: false });
+const DeleteQuery = Type.Object(
+  {
+    signal: Type.Optional(SignalName),
+    purge: Type.Optional(StringEnum(['1', 'true'], { description: 'also delete the stored record and transcript' })),
+  },
+  { additionalProperties: false },
+);
+const InfoOrRecord = Type.Union([SessionInfoSchema, SessionRecordSchema]);
 
 export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
   app.post(
@@ -38,7 +51,11 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
     async (req, reply) => {
       const body = (req.body ?? {}) as Static<typeof CreateSessionBody>;
-      const session = unwrap(deps.manager.create(body));
+      const actor = actorOf(req);
+      if (body.transcript === 'raw' && actor.kind !== 'admin') {
+        throw new TermError('forbidden', 'only an admin may store an unredacted (raw) transcript');
+      }
+      const session = unwrap(deps.manager.create(body, actor));
       req.log.info({ session: session.id, pid: session.pid }, 'session.create');
       return reply.code(201).send(session.info());
     },
@@ -50,7 +67,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       schema: {
         summary: 'List sessions, optionally filtered by labels',
         querystring: ListQuery,
-        response: { 200: Type.Object({ sessions: Type.Array(SessionInfoSchema) }), ...errors(400) },
+        response: { 200: Type.Object({ sessions: Type.Array(InfoOrRecord) }), ...errors(400) },
       },
     },
     async (req) => {
@@ -60,7 +77,11 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         const eq = pair.indexOf('=');
         labels[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
-      return { sessions: deps.manager.list(labels).map((s) => s.info()) };
+      const live = deps.manager.list(labels).map((s) => s.info());
+      if (q.include !== 'ended') return { sessions: live };
+      const wanted = Object.entries(labels);
+      const ended = deps.store.records(new Set(deps.manager.list().map((s) => s.id))).filter((r) => wanted.every(([k, v]) => r.labels[k] === v));
+      return { sessions: [...live, ...ended] };
     },
   );
 
@@ -68,12 +89,19 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     '/v1/sessions/:id',
     {
       schema: {
-        summary: 'One session',
+        summary: 'One session, or its stored record (live: false) once it is gone',
         params: SessionIdParams,
-        response: { 200: SessionInfoSchema, ...errors(404) },
+        response: { 200: InfoOrRecord, ...errors(404) },
       },
     },
-    async (req) => sessionOf(deps, (req.params as IdParams).id).info(),
+    async (req) => {
+      const { id } = req.params as IdParams;
+      const live = deps.manager.get(id);
+      if (live.ok) return live.value.info();
+      const record = deps.store.record(id);
+      if (!record) throw live.error;
+      return record;
+    },
   );
 
   app.delete(
@@ -89,8 +117,14 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
     async (req, reply) => {
       const { id } = req.params as IdParams;
-      const sig = ((req.query as Static<typeof DeleteQuery>).signal ?? 'HUP') as Signal;
-      unwrap(await deps.manager.delete(id, sig));
+      const q = req.query as Static<typeof DeleteQuery>;
+      const sig = (q.signal ?? 'HUP') as Signal;
+      const live = deps.manager.get(id);
+      if (live.ok) unwrap(await deps.manager.delete(id, sig));
+      if (q.purge !== undefined) {
+        const purged = deps.store.purge(id);
+        if (!purged && !live.ok) throw live.error;
+      } else if (!live.ok) throw live.error;
       req.log.info({ session: id, signal: sig }, 'session.delete');
       return reply.code(204).send();
     },

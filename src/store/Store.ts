@@ -1,0 +1,260 @@
+/**
+ * Session records and transcripts in SQLite (<state dir>/termhost.db). The store is an edge: it listens to the
+ * runtime's sessions, and the runtime does not know it exists. Records are written here, synchronously and rarely;
+ * output goes to a worker thread that redacts and writes it in batches (store/writer.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import type { Actor, Runtime, Session } from '../core/index.js';
+import type { WriterMessage } from './writer.js';
+
+export type TranscriptPolicy = 'off' | 'redacted' | 'raw';
+
+export interface StoreOptions {
+  stateDir: string;
+  /** Days chunks are kept: 0 writes nothing, -1 keeps forever. Default 30. */
+  retentionDays?: number;
+  /** false: no transcript is written at all (--no-transcripts); records are still kept. */
+  transcripts?: boolean;
+  /** How often the writer commits a batch; a crash loses at most this much output. */
+  batchMs?: number;
+  /** How often old chunks are swept. */
+  sweepIntervalMs?: number;
+  now?: () => number;
+}
+
+export interface SessionRecord {
+  id: string;
+  live: false;
+  command: string[];
+  cwd: string;
+  labels: Record<string, string>;
+  cols: number;
+  rows: number;
+  created_at: string;
+  ended_at: string | null;
+  exit_code: number | null;
+  exit_signal: string | null;
+  exit_reason: string | null;
+  last_seq: number;
+  created_by: Actor | null;
+  transcript: TranscriptPolicy;
+  transcript_complete: boolean;
+}
+
+export interface TranscriptChunk {
+  seq: number;
+  text: string;
+  at: string;
+}
+
+/** A page of transcript holds at most this many chunks and this much text. */
+export const PAGE_MAX_CHUNKS = 500;
+export const PAGE_MAX_BYTES = 512 * 1024;
+/** Output queued for the writer beyond this is not stored (the record says its transcript is incomplete). */
+const MAX_WRITER_BACKLOG_BYTES = 64 * 1024 * 1024;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY, command TEXT NOT NULL, cwd TEXT NOT NULL, labels TEXT NOT NULL, cols INTEGER NOT NULL,
+  rows INTEGER NOT NULL, created_at INTEGER NOT NULL, ended_at INTEGER, exit_code INTEGER, exit_signal TEXT,
+  exit_reason TEXT, last_seq INTEGER NOT NULL DEFAULT 0, created_by TEXT, transcript TEXT NOT NULL,
+  transcript_complete INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS chunks (
+  session_id TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, text TEXT NOT NULL, bytes INTEGER NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS chunks_at ON chunks (at);
+`;
+
+interface Row {
+  id: string;
+  command: string;
+  cwd: string;
+  labels: string;
+  cols: number;
+  rows: number;
+  created_at: number;
+  ended_at: number | null;
+  exit_code: number | null;
+  exit_signal: string | null;
+  exit_reason: string | null;
+  last_seq: number;
+  created_by: string | null;
+  transcript: TranscriptPolicy;
+  transcript_complete: number;
+}
+
+export class Store {
+  readonly db: Database.Database;
+  private readonly worker: Worker;
+  private readonly now: () => number;
+  private readonly retentionDays: number;
+  private readonly transcripts: boolean;
+  private readonly policies = new Map<string, TranscriptPolicy>();
+  private backlog = 0;
+  private flushId = 0;
+  private readonly flushWaiters = new Map<number, () => void>();
+  private readonly sweepTimer: NodeJS.Timeout;
+
+  constructor(opts: StoreOptions) {
+    this.now = opts.now ?? Date.now;
+    this.retentionDays = opts.retentionDays ?? 30;
+    this.transcripts = opts.transcripts ?? true;
+    const file = path.join(opts.stateDir, 'termhost.db');
+    fs.mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
+    this.db = new Database(file);
+    fs.chmodSync(file, 0o600);
+    this.db.pragma('journal_mode = WAL');
+    this.db.exec(SCHEMA);
+    // Sessions that were live when the daemon died did not end cleanly.
+    this.db.prepare("UPDATE sessions SET ended_at = ?, exit_reason = 'crashed' WHERE ended_at IS NULL").run(this.now());
+    const here = fileURLToPath(import.meta.url);
+    const entry = path.join(path.dirname(here), `writer${path.extname(here)}`);
+    const workerData = { dbPath: file, batchMs: opts.batchMs ?? 1000 };
+    // Running from TypeScript sources (the test suite, under tsx), the worker registers the same loader first.
+    this.worker = entry.endsWith('.ts')
+      ? new Worker(`import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(pathToFileURL(entry).href)}); })`, { eval: true, workerData })
+      : new Worker(entry, { workerData });
+    this.worker.on('message', (m: { t: string; id?: number; bytes?: number }) => {
+      if (m.t === 'consumed') this.backlog -= m.bytes ?? 0;
+      if (m.t === 'flushed') this.flushWaiters.get(m.id!)?.(), this.flushWaiters.delete(m.id!);
+    });
+    this.sweepTimer = setInterval(() => this.sweep(), opts.sweepIntervalMs ?? 60 * 60 * 1000);
+    this.sweepTimer.unref();
+  }
+
+  /** Is this id used by a record (live or ended)? New sessions must not reuse one. */
+  hasRecord(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) !== undefined;
+  }
+
+  /** Follow every session the runtime creates from now on. */
+  follow(runtime: Runtime): void {
+    runtime.sessions.events.on('created', (s) => this.track(s));
+  }
+
+  private track(s: Session): void {
+    const policy = (s.spec.transcript ?? 'redacted') as TranscriptPolicy;
+    const writes = this.transcripts && this.retentionDays !== 0 && policy !== 'off';
+    this.policies.set(s.id, policy);
+    this.db
+      .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(s.id, JSON.stringify(s.spec.command), s.spec.cwd, JSON.stringify(s.spec.labels), s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
+    if (writes) {
+      s.events.on('output', (chunk, seq) => {
+        if (this.backlog + chunk.length > MAX_WRITER_BACKLOG_BYTES) {
+          this.db.prepare('UPDATE sessions SET transcript_complete = 0 WHERE id = ?').run(s.id);
+          return;
+        }
+        this.backlog += chunk.length;
+        this.post({ t: 'chunk', sid: s.id, seq, at: this.now(), data: chunk, raw: policy === 'raw' });
+      });
+      // A secret window leaves a hole: what was held back before it is released now.
+      s.events.on('secretStarted', () => this.post({ t: 'end', sid: s.id }));
+    }
+    s.events.on('exit', (exit, reason) => {
+      if (writes) this.post({ t: 'end', sid: s.id });
+      this.db
+        .prepare('UPDATE sessions SET ended_at = ?, exit_code = ?, exit_signal = ?, exit_reason = ?, last_seq = ? WHERE id = ?')
+        .run(this.now(), exit.exitCode, exit.signal, reason, s.seq, s.id);
+    });
+  }
+
+  private post(m: WriterMessage): void {
+    this.worker.postMessage(m);
+  }
+
+  /** Resolves once everything sent so far is on disk. */
+  flush(): Promise<void> {
+    const id = ++this.flushId;
+    return new Promise((resolve) => {
+      this.flushWaiters.set(id, resolve);
+      this.post({ t: 'flush', id });
+    });
+  }
+
+  record(id: string): SessionRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  /** Records of sessions that are no longer live, newest first. */
+  records(exclude: ReadonlySet<string>): SessionRecord[] {
+    return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at DESC LIMIT 1000').all() as Row[]).filter((r) => !exclude.has(r.id)).map(toRecord);
+  }
+
+  /** Chunks from `fromSeq` on, at most `limit` chunks and PAGE_MAX_BYTES of text. */
+  page(id: string, fromSeq: number, limit: number): { chunks: TranscriptChunk[]; last_seq: number | null; next_seq: number; has_more: boolean; total: number } {
+    const max = Math.min(limit, PAGE_MAX_CHUNKS);
+    const rows = this.db.prepare('SELECT seq, at, text, bytes FROM chunks WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?').all(id, fromSeq, max + 1) as Array<{
+      seq: number;
+      at: number;
+      text: string;
+      bytes: number;
+    }>;
+    let end = fromSeq;
+    const chunks: TranscriptChunk[] = [];
+    let bytes = 0;
+    for (const r of rows.slice(0, max)) {
+      const size = Buffer.byteLength(r.text);
+      if (chunks.length > 0 && bytes + size > PAGE_MAX_BYTES) break;
+      bytes += size;
+      chunks.push({ seq: r.seq, text: r.text, at: new Date(r.at).toISOString() });
+      end = r.seq + r.bytes;
+    }
+    const total = (this.db.prepare('SELECT COUNT(*) AS n FROM chunks WHERE session_id = ?').get(id) as { n: number }).n;
+    return { chunks, last_seq: chunks.length > 0 ? end - 1 : null, next_seq: end, has_more: rows.length > chunks.length, total };
+  }
+
+  /** Every chunk of a session, in order (for export). */
+  *allChunks(id: string): Generator<{ seq: number; at: number; text: string }> {
+    yield* this.db.prepare('SELECT seq, at, text FROM chunks WHERE session_id = ? ORDER BY seq').iterate(id) as Iterable<{ seq: number; at: number; text: string }>;
+  }
+
+  /** Delete a record and its transcript. */
+  purge(id: string): boolean {
+    this.post({ t: 'purge', sid: id });
+    this.db.prepare('DELETE FROM chunks WHERE session_id = ?').run(id);
+    return this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes > 0;
+  }
+
+  /** Delete chunks older than the retention; returns how many went. */
+  sweep(): number {
+    if (this.retentionDays < 0) return 0;
+    return this.db.prepare('DELETE FROM chunks WHERE at < ?').run(this.now() - this.retentionDays * DAY_MS).changes;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    await this.flush();
+    await this.worker.terminate();
+    this.db.close();
+  }
+}
+
+function toRecord(r: Row): SessionRecord {
+  return {
+    id: r.id,
+    live: false,
+    command: JSON.parse(r.command) as string[],
+    cwd: r.cwd,
+    labels: JSON.parse(r.labels) as Record<string, string>,
+    cols: r.cols,
+    rows: r.rows,
+    created_at: new Date(r.created_at).toISOString(),
+    ended_at: r.ended_at === null ? null : new Date(r.ended_at).toISOString(),
+    exit_code: r.exit_code,
+    exit_signal: r.exit_signal,
+    exit_reason: r.exit_reason,
+    last_seq: r.last_seq,
+    created_by: r.created_by ? (JSON.parse(r.created_by) as Actor) : null,
+    transcript: r.transcript,
+    transcript_complete: r.transcript_complete === 1,
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The transcript writer, in a worker thread so redaction and disk writes never run on the daemon's event loop.
+ * It receives each session's output chunks (with their stream offsets), decodes them, passes them through the
+ * session's StreamRedactor, and writes the results in batches, idempotently on (session, seq). A crash loses at most
+ * one batch interval, plus the partial word a redactor is holding back.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { StreamRedactor } from './redact.js';
+
+export type WriterMessage =
+  | { t: 'chunk'; sid: string; seq: number; at: number; data: Uint8Array; raw: boolean }
+  /** The stream ended (exit) or has a hole (a secret window): release what is held back. */
+  | { t: 'end'; sid: string }
+  | { t: 'purge'; sid: string }
+  /** Write everything now and answer `flushed` with the same id. */
+  | { t: 'flush'; id: number };
+
+/** session, seq (stream offset), time, stored text, original bytes it stands for */
+type Row = [string, number, number, string, number];
+
+interface Stream {
+  decoder: StringDecoder;
+  redactor: StreamRedactor | undefined;
+  /** Stream offset of the first byte not yet released into a row. */
+  pos: number;
+  /** Offset the next chunk should start at; anything else is a hole. */
+  expected: number;
+  pending: string;
+  pendingAt: number;
+  ending: boolean;
+}
+
+const { dbPath, batchMs } = workerData as { dbPath: string; batchMs: number };
+const db = new Database(dbPath);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+const insert = db.prepare('INSERT OR IGNORE INTO chunks (session_id, seq, at, text, bytes) VALUES (?, ?, ?, ?, ?)');
+const purgeChunks = db.prepare('DELETE FROM chunks WHERE session_id = ?');
+const writeRows = db.transaction((rows: Array<Row>) => {
+  for (const r of rows) insert.run(...r);
+});
+
+const streams = new Map<string, Stream>();
+const inbox: WriterMessage[] = [];
+let busy = false;
+
+function streamOf(sid: string, seq: number, raw: boolean): Stream {
+  let s = streams.get(sid);
+  if (!s) {
+    s = { decoder: new StringDecoder('utf8'), redactor: raw ? undefined : new StreamRedactor(), pos: seq, expected: seq, pending: '', pendingAt: 0, ending: false };
+    streams.set(sid, s);
+  }
+  return s;
+}
+
+async function release(sid: string, s: Stream, rows: Array<Row>, final: boolean): Promise<void> {
+  if (final) s.pending += s.decoder.end();
+  if (s.pending === '' && !final) return;
+  const text = s.pending;
+  const at = s.pendingAt || Date.now();
+  s.pending = '';
+  s.pendingAt = 0;
+  if (!s.redactor) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (text) rows.push([sid, s.pos, at, text, bytes]);
+    s.pos += bytes;
+    return;
+  }
+  const out = final ? await s.redactor.push(text, true) : await s.redactor.push(text);
+  if (out.text) rows.push([sid, s.pos, at, out.text, out.bytes]);
+  s.pos += out.bytes;
+}
+
+/** Drain the inbox in order; one batch of rows per pass. */
+async function pass(): Promise<void> {
+  if (busy) return;
+  busy = true;
+  try {
+    while (inbox.length > 0) {
+      const msgs = inbox.splice(0);
+      const rows: Array<Row> = [];
+      const flushed: number[] = [];
+      let consumed = 0;
+      for (const m of msgs) {
+        if (m.t === 'chunk') {
+          consumed += m.data.byteLength;
+          const s = streamOf(m.sid, m.seq, m.raw);
+          if (m.seq !== s.expected) {
+            // A hole in the stream (a secret window's bytes were never sent): finish what came before it.
+            await release(m.sid, s, rows, true);
+            s.decoder = new StringDecoder('utf8');
+            s.redactor = m.raw ? undefined : new StreamRedactor();
+            s.pos = m.seq;
+          }
+          s.pending += s.decoder.write(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
+          if (!s.pendingAt) s.pendingAt = m.at;
+          s.expected = m.seq + m.data.byteLength;
+        } else if (m.t === 'end') {
+          const s = streams.get(m.sid);
+          if (s) {
+            await release(m.sid, s, rows, true);
+            s.decoder = new StringDecoder('utf8');
+            s.redactor = s.redactor ? new StreamRedactor() : undefined;
+            s.pos = s.expected;
+          }
+        } else if (m.t === 'purge') {
+          streams.delete(m.sid);
+          for (let i = rows.length - 1; i >= 0; i--) if (rows[i]![0] === m.sid) rows.splice(i, 1);
+          purgeChunks.run(m.sid);
+        } else flushed.push(m.id);
+      }
+      for (const [sid, s] of streams) await release(sid, s, rows, false);
+      if (rows.length > 0) writeRows(rows);
+      if (consumed > 0) parentPort!.postMessage({ t: 'consumed', bytes: consumed });
+      for (const id of flushed) parentPort!.postMessage({ t: 'flushed', id });
+    }
+  } finally {
+    busy = false;
+  }
+}
+
+parentPort!.on('message', (m: WriterMessage) => {
+  inbox.push(m);
+  if (m.t === 'flush' || m.t === 'purge') void pass();
+});
+setInterval(() => void pass(), batchMs);
