@@ -17,15 +17,17 @@
  * The producer's time ends with the exit report, which lags the last byte by about 225 ms (node-pty's 200 ms socket
  * timer plus termhost's 25 ms settle; see throughput.ts), so the rate up to the last byte parsed is reported too.
  *
+ * After every run the daemon's transcript writer is given time to put the run's output on disk (untimed), so its
+ * leftover work does not slow the next run.
+ *
  * Runs cycle through the viewer counts (0, 1, 10, 100, 0, 1, ...) so drift on the shared machine falls on all alike.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { BenchDaemon } from './termhost.js';
 import { waitExit } from './termhost.js';
-import { machineBusyShare, machineTicks, median, nowMs } from './stats.js';
+import { LoadSampler, machineBusyShare, machineTicks, median, nowMs, type Load } from './stats.js';
 import { FRAME_COLS, FRAME_ROWS, type Workload } from './workloads.js';
 
 export const FANOUT_VIEWERS = [0, 1, 10, 100] as const;
@@ -36,6 +38,8 @@ const CLOSE_SLOW_CONSUMER = 4008;
 const MARKER = 'ready';
 /** A run of 16 MiB to 100 viewers takes seconds; anything past this is a hang. */
 const RUN_DEADLINE_MS = 180_000;
+/** The daemon's load is sampled this often, so the load up to the last byte is known to within this. */
+const LOAD_SAMPLE_MS = 10;
 const VIEWERS_SCRIPT = fileURLToPath(new URL('./fanoutViewers.mjs', import.meta.url));
 
 interface ViewerReport {
@@ -60,10 +64,9 @@ export interface FanoutResult {
   /** Median MB/s from the Enter to the last byte parsed (no exit report), and relative to 0 viewers. */
   producerStreamMBps: number;
   streamRelativeToNone: number;
-  /** The daemon's event-loop utilisation over the producer's run, median run: 1 = its JS thread never waited. */
-  daemonLoopBusy: number;
-  /** Daemon CPU (this process, all threads) over the producer's wall time, median run; 1 = one core busy. */
-  daemonCpuShare: number;
+  /** The daemon's load (stats.ts) in the median run, over the whole run and up to the last byte parsed. */
+  daemonLoad: Load;
+  daemonStreamLoad: Load;
   /** The viewer process's CPU from "ready" to "done" over the producer's wall time, median run. */
   viewerCpuShare: number;
   /**
@@ -125,17 +128,18 @@ async function run(th: BenchDaemon, w: Workload, viewers: number) {
       if ((await next()).kind !== 'ready') throw new Error('viewer process: expected "ready"');
     }
     const m0 = machineTicks();
-    const elu0 = performance.eventLoopUtilization();
-    const cpu0 = process.cpuUsage();
+    const sampler = new LoadSampler(LOAD_SAMPLE_MS);
     const t0 = nowMs();
     let lastParsedAt = t0;
-    const off = th.session(info.id).events.on('parsed', () => (lastParsedAt = nowMs()));
+    const off = th.session(info.id).events.on('parsed', () => {
+      lastParsedAt = nowMs();
+      sampler.active();
+    });
     await th.client.input(info.id, [{ text: '\r' }]);
     const screen = await waitExit(th.client, info.id, Date.now() + RUN_DEADLINE_MS);
     const ms = nowMs() - t0;
     off();
-    const cpu = process.cpuUsage(cpu0);
-    const loopBusy = performance.eventLoopUtilization(elu0).utilization;
+    const load = sampler.stop();
     const machineBusy = machineBusyShare(m0, machineTicks());
     const expected = startSeq + w.bytes + w.newlines;
     if (screen.seq !== expected) throw new Error(`fan-out ${viewers}: screen.seq ${screen.seq}, expected ${expected}`);
@@ -147,8 +151,8 @@ async function run(th: BenchDaemon, w: Workload, viewers: number) {
       reports = done.viewers;
       viewerCpuMs = done.cpuMs;
     }
-    const daemonCpuMs = (cpu.user + cpu.system) / 1000;
-    return { ms, streamMs: lastParsedAt - t0, t0, finalSeq: screen.seq, loopBusy, daemonCpuMs, viewerCpuMs, machineBusy, reports };
+    await th.settle();
+    return { ms, streamMs: lastParsedAt - t0, t0, finalSeq: screen.seq, load, viewerCpuMs, machineBusy, reports };
   } finally {
     if (child && child.exitCode === null) child.kill('SIGKILL');
     await th.client.deleteSession(info.id);
@@ -158,7 +162,7 @@ async function run(th: BenchDaemon, w: Workload, viewers: number) {
 export async function measureFanout(th: BenchDaemon, plain: Workload, log: (msg: string) => void): Promise<FanoutResult[]> {
   const acc = FANOUT_VIEWERS.map((viewers) => ({
     viewers,
-    runs: [] as Array<{ ms: number; streamMs: number; loopBusy: number; daemonCpuMs: number; viewerCpuMs: number; machineBusy: number }>,
+    runs: [] as Array<{ ms: number; streamMs: number; load: { whole: Load; active: Load }; viewerCpuMs: number; machineBusy: number }>,
     viewerMBps: [] as number[],
     complete: 0,
     dropped: 0,
@@ -169,7 +173,7 @@ export async function measureFanout(th: BenchDaemon, plain: Workload, log: (msg:
   for (let r = 0; r < FANOUT_RUNS; r++) {
     for (const a of acc) {
       const x = await run(th, plain, a.viewers);
-      a.runs.push({ ms: x.ms, streamMs: x.streamMs, loopBusy: x.loopBusy, daemonCpuMs: x.daemonCpuMs, viewerCpuMs: x.viewerCpuMs, machineBusy: x.machineBusy });
+      a.runs.push({ ms: x.ms, streamMs: x.streamMs, load: x.load, viewerCpuMs: x.viewerCpuMs, machineBusy: x.machineBusy });
       for (const v of x.reports) {
         a.total++;
         if (v.closeCode === CLOSE_SLOW_CONSUMER) a.dropped++;
@@ -190,8 +194,8 @@ export async function measureFanout(th: BenchDaemon, plain: Workload, log: (msg:
       relativeToNone: 0,
       producerStreamMBps: plain.bytes / 1e6 / (median(a.runs.map((r) => r.streamMs)) / 1000),
       streamRelativeToNone: 0,
-      daemonLoopBusy: mid.loopBusy,
-      daemonCpuShare: mid.daemonCpuMs / mid.ms,
+      daemonLoad: mid.load.whole,
+      daemonStreamLoad: mid.load.active,
       viewerCpuShare: mid.viewerCpuMs / mid.ms,
       machineBusy: mid.machineBusy,
       viewerMBps: a.viewerMBps.length

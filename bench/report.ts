@@ -9,7 +9,7 @@ import type { FanoutResult } from './fanout.js';
 import type { LatencyResult } from './latency.js';
 import type { MemoryResult } from './memory.js';
 import type { SnapshotResult } from './snapshot.js';
-import { round } from './stats.js';
+import { round, type Load } from './stats.js';
 import type { ThroughputResult } from './throughput.js';
 
 /** The targets stated by the performance issue. */
@@ -40,6 +40,8 @@ export interface Environment {
   totalMemMiB: number;
   /** 1-minute load average when the run started: anything near the core count means the figures shared the CPU. */
   loadAvg1mAtStart: number;
+  /** The termhost commit measured, and whether src/ had uncommitted changes (they are built and measured too). */
+  commit: string;
   durationS: number;
 }
 
@@ -105,6 +107,7 @@ function fmt(v: number | undefined): string {
 }
 
 const pct = (share: number) => `${(share * 100).toFixed(0)}%`;
+const loadText = (l: Load) => `${pct(l.loopBusy)} / ${pct(l.mainCpuShare)} / ${pct(l.cpuShare)}`;
 
 /** Fixed-width columns: the first `left` columns padded on the right, the rest (numbers) on the left. */
 function textTable(header: string[], body: string[][], left: (i: number) => boolean): string[] {
@@ -116,8 +119,7 @@ function textTable(header: string[], body: string[][], left: (i: number) => bool
 /** Fan-out: producer throughput against viewer count, what each viewer got, and where the CPU went. */
 function fanoutTable(f: readonly FanoutResult[]): string[] {
   const header = ['viewers', 'producer MB/s', 'vs 0', 'to last byte', 'vs 0', 'viewer MB/s min', 'median', 'max', 'complete',
-    'dropped 4008',
-    'daemon loop', 'daemon CPU', 'viewer CPU', 'both cores'];
+    'dropped 4008', 'daemon loop / JS / process', 'viewer CPU', 'both cores'];
   const body = f.map((x) => [
     String(x.viewers),
     fmt(x.producerMBps),
@@ -129,15 +131,15 @@ function fanoutTable(f: readonly FanoutResult[]): string[] {
     x.viewerMBps ? fmt(x.viewerMBps.max) : '-',
     x.total ? `${x.complete}/${x.total}` : '-',
     x.total ? String(x.dropped) : '-',
-    pct(x.daemonLoopBusy),
-    pct(x.daemonCpuShare),
+    loadText(x.daemonStreamLoad),
     x.total ? pct(x.viewerCpuShare) : '-',
     pct(x.machineBusy),
   ]);
   const runs = f[0]?.producerMs.length ?? 0;
   return [
     `Fan-out: plain stream (${((f[0]?.bytes ?? 0) / 1024 / 1024).toFixed(0)} MiB) to N stream viewers in a child process; ` +
-      `median of ${runs} runs, viewers pooled over all runs; CPU as share of one core, "both cores" of the machine`,
+      `median of ${runs} runs, viewers pooled over all runs; daemon event loop busy / JS thread CPU / process CPU up to ` +
+      `the last byte, CPU as a share of one core, "both cores" of the whole machine`,
     ...textTable(header, body, (i) => i === 0),
   ];
 }
@@ -157,7 +159,7 @@ export function formatTable(r: Results, env: Environment): string {
     x.met === undefined ? '' : x.met ? 'yes' : 'NO',
   ]);
   return [
-    `termhost vs ${env.tmux}: ${env.cpus} cores (${env.cpuModel}), node ${env.node}, ${env.kernel}; ` +
+    `termhost ${env.commit} vs ${env.tmux}: ${env.cpus} cores (${env.cpuModel}), node ${env.node}, ${env.kernel}; ` +
       `load average ${env.loadAvg1mAtStart.toFixed(2)} at start`,
     ...textTable(header, body, (i) => i === 0 || i >= 6),
     '',
@@ -168,9 +170,11 @@ export function formatTable(r: Results, env: Environment): string {
     `termhost to the last byte parsed, without the exit report: ` +
       r.throughput.map((x) => `${x.workload} ${fmt(x.termhostStreamMBps)} MB/s (${(x.termhostStreamMBps / x.tmuxMBps).toFixed(2)}x tmux)`).join(', ') +
       `; exit reported ${r.throughput.map((x) => x.termhostExitLagMs.toFixed(0)).join(' / ')} ms after the last byte`,
-    `termhost during throughput runs (event loop busy / process CPU / mean PTY read): ` +
-      r.throughput.map((x) => `${x.workload} ${pct(x.termhostLoopBusy)} / ${pct(x.termhostCpuShare)} / ` +
-        `${(x.termhostMeanReadBytes / 1024).toFixed(1)} KiB`).join(', '),
+    `termhost transcript on disk after the exit report: ` +
+      r.throughput.map((x) => `${x.workload} ${x.termhostTranscriptLagMs.toFixed(0)} ms`).join(', '),
+    `termhost event loop busy / JS thread CPU / process CPU, whole run -> to the last byte: ` +
+      r.throughput.map((x) => `${x.workload} ${loadText(x.termhostLoad)} -> ${loadText(x.termhostStreamLoad)}`).join(', ') +
+      `; mean PTY read ${r.throughput.map((x) => (x.termhostMeanReadBytes / 1024).toFixed(1)).join(' / ')} KiB`,
     `tmux server CPU during throughput runs: ` + r.throughput.map((x) => `${x.workload} ${pct(x.tmuxCpuShare)}`).join(', ') +
       `; both cores busy, termhost / tmux runs: ` +
       r.throughput.map((x) => `${x.workload} ${pct(x.termhostMachineBusy)} / ${pct(x.tmuxMachineBusy)}`).join(', '),
@@ -202,7 +206,11 @@ export function writeJson(file: string, r: Results, env: Environment, config: Re
   fs.writeFileSync(file, JSON.stringify(rounded({ environment: env, config, targets, results: r }), null, 2) + '\n');
 }
 
-export function environment(tmuxVersion: string, durationS: number, loadAvg1mAtStart: number): Environment {
+export function environment(
+  tmuxVersion: string,
+  durationS: number,
+  run: { loadAvg1mAtStart: number; commit: string },
+): Environment {
   const cpus = os.cpus();
   return {
     date: new Date().toISOString(),
@@ -212,7 +220,7 @@ export function environment(tmuxVersion: string, durationS: number, loadAvg1mAtS
     cpuModel: cpus[0]?.model.trim() ?? 'unknown',
     kernel: `${os.type()} ${os.release()}`,
     totalMemMiB: Math.round(os.totalmem() / 1024 / 1024),
-    loadAvg1mAtStart,
+    ...run,
     durationS,
   };
 }

@@ -10,6 +10,7 @@
  * child daemon and the dir are removed at the end, also when a benchmark fails or the run is interrupted.
  * Progress goes to stderr so stdout carries only the table.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +30,18 @@ const RESULTS_FILE = fileURLToPath(new URL('./out/results.json', import.meta.url
 
 const started = nowMs();
 const loadAtStart = os.loadavg()[0]!;
+
+/** The commit under test; `npm run bench` builds the working tree, so uncommitted source changes are measured too. */
+function commitUnderTest(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    const dirty = git('status', '--porcelain', '--', 'src', 'package.json', 'package-lock.json') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' + uncommitted src changes' : ''}`;
+  } catch {
+    return 'unknown commit';
+  }
+}
+const commit = commitUnderTest();
 const log = (msg: string) => process.stderr.write(`[bench ${((nowMs() - started) / 1000).toFixed(1).padStart(5)} s] ${msg}\n`);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), `termhost-bench-${process.pid}-`));
@@ -74,7 +87,7 @@ try {
   const memory = await measureMemory(dir, log);
 
   const results: Results = { throughput, latency, memory, snapshot, fanout };
-  const env = environment(tmuxVersion, (nowMs() - started) / 1000, loadAtStart);
+  const env = environment(tmuxVersion, (nowMs() - started) / 1000, { loadAvg1mAtStart: loadAtStart, commit });
   writeJson(RESULTS_FILE, results, env, {
     screen: `${FRAME_COLS}x${FRAME_ROWS}`,
     streamBytes: STREAM_BYTES,

@@ -4,6 +4,7 @@
  * reported figure is a value that was actually measured.
  */
 import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 
 /** Nanosecond clock as a number of milliseconds; monotonic, unaffected by wall-clock changes. */
 export function nowMs(): number {
@@ -40,9 +41,12 @@ export function round(value: number, digits = 3): number {
 /** Kernel clock ticks per second in /proc (USER_HZ); 100 on every Linux architecture Node runs on. */
 const USER_HZ = 100;
 
-/** CPU time in ms that process `pid` has used so far, all threads, user + system (10 ms resolution). */
-export function processCpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+/**
+ * CPU time in ms that process `pid` has used so far, all threads, user + system (10 ms resolution); with `tid`, that
+ * one thread's (the main thread's tid is the pid).
+ */
+export function processCpuMs(pid: number, tid?: number): number {
+  const stat = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   // Fields after the command name, which is in parentheses and may contain spaces; utime and stime are 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
@@ -58,4 +62,60 @@ export function machineTicks(): { busy: number; total: number } {
 /** Share of all cores that was busy between two machineTicks() readings, 0..1. */
 export function machineBusyShare(a: { busy: number; total: number }, b: { busy: number; total: number }): number {
   return b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : 0;
+}
+
+export interface Load {
+  /** Event-loop utilisation: the share of the time this process's JS thread was not waiting for I/O. */
+  loopBusy: number;
+  /** This process's CPU time, all threads (workers, GC, thread pool), over wall time; 1 = one core. */
+  cpuShare: number;
+  /**
+   * The JS thread's own CPU time over wall time. Below loopBusy, the thread was runnable or in a blocking call but
+   * not on a core: waiting for a CPU that other threads and processes held.
+   */
+  mainCpuShare: number;
+}
+
+/**
+ * The load of this process over a run, twice: over the whole run, and up to the last moment the run was still doing
+ * the work of interest (`active()` calls, e.g. per parsed chunk; that moment is known to within `intervalMs`). The
+ * second leaves out a quiet tail, such as waiting for an exit to be reported, that would dilute the first.
+ */
+export class LoadSampler {
+  private readonly t0 = nowMs();
+  private readonly elu0 = performance.eventLoopUtilization();
+  private readonly cpu0 = process.cpuUsage();
+  private readonly mainCpu0 = processCpuMs(process.pid, process.pid);
+  private lastActiveAt = -Infinity;
+  private lastSampleAt = this.t0;
+  private activeLoad: Load = { loopBusy: 0, cpuShare: 0, mainCpuShare: 0 };
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(intervalMs: number) {
+    this.timer = setInterval(() => {
+      if (this.lastActiveAt > this.lastSampleAt) this.activeLoad = this.read();
+      this.lastSampleAt = nowMs();
+    }, intervalMs);
+  }
+
+  active(): void {
+    this.lastActiveAt = nowMs();
+  }
+
+  /** Stop sampling; the whole-run load ends now. */
+  stop(): { whole: Load; active: Load } {
+    clearInterval(this.timer);
+    const whole = this.read();
+    return { whole, active: this.lastActiveAt > this.lastSampleAt ? whole : this.activeLoad };
+  }
+
+  private read(): Load {
+    const cpu = process.cpuUsage(this.cpu0);
+    const ms = nowMs() - this.t0;
+    return {
+      loopBusy: performance.eventLoopUtilization(this.elu0).utilization,
+      cpuShare: (cpu.user + cpu.system) / 1000 / ms,
+      mainCpuShare: (processCpuMs(process.pid, process.pid) - this.mainCpu0) / ms,
+    };
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * The termhost side of the comparison: a daemon started in this process from the built output (dist/, which
  * `npm run bench` compiles first), on a loopback port with a throwaway state dir and a random token, driven through
- * the typed client with its keep-alive agent, exactly as a user's program would drive it.
+ * the typed client with its keep-alive agent, exactly as a user's program would drive it. The daemon runs with its
+ * defaults, transcripts included: each session's output is also redacted and written to SQLite by a worker thread.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -9,12 +10,18 @@ import path from 'node:path';
 import { startDaemon, type Daemon } from '../dist/main.js';
 import { TermhostClient } from '../dist/client/TermhostClient.js';
 import type { Session } from '../dist/core/index.js';
+import { nowMs } from './stats.js';
 
 export interface BenchDaemon {
   daemon: Daemon;
   client: TermhostClient;
   /** The live Session object behind an id, for in-process measurements and for sampling parser backlog. */
   session(id: string): Session;
+  /**
+   * Wait until the transcript writer has everything on disk, so work left over from one run does not land in the
+   * next one (or in the other host's run); returns how long that took, in ms.
+   */
+  settle(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -30,6 +37,11 @@ export async function startBenchDaemon(dir: string): Promise<BenchDaemon> {
       const found = daemon.manager.get(id);
       if (!found.ok) throw new Error(`bench: no session ${id}`);
       return found.value;
+    },
+    async settle() {
+      const t0 = nowMs();
+      await daemon.store.flush();
+      return nowMs() - t0;
     },
     async stop() {
       client.close();

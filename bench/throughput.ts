@@ -9,15 +9,18 @@
  * node-pty's 200 ms fallback timer plus termhost's 25 ms settle. The run therefore also records when the last byte was
  * parsed, and the streaming rate up to that point is reported beside the end-to-end figure.
  *
+ * The daemon also writes every session's output to its transcript, redacted, in a worker thread. That work may end
+ * after the exit is reported; each termhost run waits for the transcript to be on disk (untimed, reported as the
+ * transcript lag) before the next run, so leftover work never lands in a tmux run.
+ *
  * Alongside the time, each run records where the time went, to tell "busy" from "waiting": termhost's event-loop
  * utilisation (the share of the run its one JS thread was not waiting in epoll), its process CPU (all threads: GC,
  * the thread pool), the mean size of a PTY read, the tmux server's CPU, and how busy the whole machine was.
  */
-import { performance } from 'node:perf_hooks';
 import type { BenchDaemon } from './termhost.js';
 import { waitExit } from './termhost.js';
 import type { TmuxServer } from './tmux.js';
-import { machineBusyShare, machineTicks, median, nowMs, processCpuMs } from './stats.js';
+import { LoadSampler, machineBusyShare, machineTicks, median, nowMs, processCpuMs, type Load } from './stats.js';
 import { FRAME_COLS, FRAME_ROWS, type Workload } from './workloads.js';
 
 /** Runs per host and stream; the median is reported, so one run disturbed by the machine does not decide. */
@@ -27,8 +30,11 @@ export const THROUGHPUT_RUNS = 5;
  * and a native tmux has nothing comparable to warm up. The figures are steady-state throughput.
  */
 export const THROUGHPUT_WARMUP_RUNS = 1;
-/** How often the termhost run samples the emulator's unparsed backlog, to see whether parsing keeps up. */
-const BACKLOG_SAMPLE_MS = 10;
+/**
+ * How often the termhost run samples the emulator's unparsed backlog (to see whether parsing keeps up) and its own
+ * load (to know the load up to the last byte to within this).
+ */
+const SAMPLE_MS = 10;
 /** A 16 MiB stream takes about a second; anything past this is a hang, not a slow run. */
 const RUN_DEADLINE_MS = 120_000;
 
@@ -50,10 +56,11 @@ export interface ThroughputResult {
   termhostStreamMBps: number;
   /** Median ms from the last byte parsed to `wait {exit: true}` returning. */
   termhostExitLagMs: number;
-  /** Median over termhost runs of event-loop utilisation: 1 means the JS thread never waited for I/O. */
-  termhostLoopBusy: number;
-  /** Median over termhost runs of the daemon process's CPU time over wall time (all threads; 1 = one core). */
-  termhostCpuShare: number;
+  /** Median ms from the exit report until the transcript writer had the run's output on disk. */
+  termhostTranscriptLagMs: number;
+  /** Median over termhost runs of the daemon's load (see stats.ts) over the whole run, and up to the last byte parsed. */
+  termhostLoad: Load;
+  termhostStreamLoad: Load;
   /** Mean bytes per PTY read (per `output` event) over the termhost runs. */
   termhostMeanReadBytes: number;
   /** Median over tmux runs of the tmux server's CPU time over wall time. */
@@ -72,17 +79,16 @@ interface RunStats {
 async function termhostRun(
   th: BenchDaemon,
   w: Workload,
-): Promise<RunStats & { streamMs: number; maxBacklog: number; loopBusy: number; reads: number; readBytes: number }> {
+): Promise<RunStats & { streamMs: number; transcriptLagMs: number; maxBacklog: number; load: { whole: Load; active: Load }; reads: number; readBytes: number }> {
   const m0 = machineTicks();
-  const elu0 = performance.eventLoopUtilization();
-  const cpu0 = process.cpuUsage();
+  const load = new LoadSampler(SAMPLE_MS);
   const t0 = nowMs();
   const info = await th.client.createSession({ command: ['cat', w.file], cols: FRAME_COLS, rows: FRAME_ROWS });
   const session = th.session(info.id);
   let maxBacklog = 0;
   const sampler = setInterval(() => {
     maxBacklog = Math.max(maxBacklog, session.emulator.pendingBytes);
-  }, BACKLOG_SAMPLE_MS);
+  }, SAMPLE_MS);
   // Subscribed after the create returned, so the first read or two may be missed; only the mean size is used.
   let reads = 0;
   let readBytes = 0;
@@ -92,21 +98,27 @@ async function termhostRun(
       reads++;
       readBytes += chunk.length;
     }),
-    session.events.on('parsed', () => (lastParsedAt = nowMs())),
+    session.events.on('parsed', () => {
+      lastParsedAt = nowMs();
+      load.active();
+    }),
   ];
   try {
     const screen = await waitExit(th.client, info.id, Date.now() + RUN_DEADLINE_MS);
     const ms = nowMs() - t0;
-    const cpu = process.cpuUsage(cpu0);
-    const loopBusy = performance.eventLoopUtilization(elu0).utilization;
+    const loads = load.stop();
     const machineBusy = machineBusyShare(m0, machineTicks());
     // The tty's onlcr output flag turns every LF that cat writes into CR LF before the host reads it.
     const expected = w.bytes + w.newlines;
     if (screen.seq !== expected) throw new Error(`termhost ${w.name}: screen.seq ${screen.seq}, expected ${expected}`);
-    const cpuShare = (cpu.user + cpu.system) / 1000 / ms;
-    return { ms, streamMs: lastParsedAt - t0, maxBacklog, loopBusy, cpuShare, machineBusy, reads, readBytes };
+    const transcriptLagMs = await th.settle();
+    return {
+      ms, streamMs: lastParsedAt - t0, transcriptLagMs, maxBacklog, load: loads, cpuShare: loads.whole.cpuShare, machineBusy,
+      reads, readBytes,
+    };
   } finally {
     for (const off of unsubscribe) off();
+    load.stop();
     clearInterval(sampler);
     await th.client.deleteSession(info.id);
   }
@@ -148,14 +160,15 @@ export async function measureThroughput(
     termhostSeqChecked: true,
     termhostStreamMBps: 0,
     termhostExitLagMs: 0,
-    termhostLoopBusy: 0,
-    termhostCpuShare: 0,
+    termhostTranscriptLagMs: 0,
+    termhostLoad: { loopBusy: 0, cpuShare: 0, mainCpuShare: 0 },
+    termhostStreamLoad: { loopBusy: 0, cpuShare: 0, mainCpuShare: 0 },
     termhostMeanReadBytes: 0,
     tmuxCpuShare: 0,
     termhostMachineBusy: 0,
     tmuxMachineBusy: 0,
   }));
-  const samples = workloads.map(() => ({ streamMs: [] as number[], exitLagMs: [] as number[], loopBusy: [] as number[], cpu: [] as number[], tmuxCpu: [] as number[],
+  const samples = workloads.map(() => ({ streamMs: [] as number[], exitLagMs: [] as number[], transcriptLagMs: [] as number[], loads: [] as Array<{ whole: Load; active: Load }>, tmuxCpu: [] as number[],
     machine: [] as number[], tmuxMachine: [] as number[], reads: 0, readBytes: 0 }));
   let n = 0;
   for (let run = 0; run < THROUGHPUT_WARMUP_RUNS; run++) {
@@ -174,8 +187,8 @@ export async function measureThroughput(
       r.termhostMaxBacklogBytes = Math.max(r.termhostMaxBacklogBytes, t.maxBacklog);
       s.streamMs.push(t.streamMs);
       s.exitLagMs.push(t.ms - t.streamMs);
-      s.loopBusy.push(t.loopBusy);
-      s.cpu.push(t.cpuShare);
+      s.transcriptLagMs.push(t.transcriptLagMs);
+      s.loads.push(t.load);
       s.machine.push(t.machineBusy);
       s.reads += t.reads;
       s.readBytes += t.readBytes;
@@ -183,7 +196,7 @@ export async function measureThroughput(
       r.tmuxMs.push(x.ms);
       s.tmuxCpu.push(x.cpuShare);
       s.tmuxMachine.push(x.machineBusy);
-      log(`throughput ${w.name} run ${run + 1}: termhost ${t.ms.toFixed(0)} ms (event loop ${(t.loopBusy * 100).toFixed(0)}% busy), ` +
+      log(`throughput ${w.name} run ${run + 1}: termhost ${t.ms.toFixed(0)} ms (event loop ${(t.load.whole.loopBusy * 100).toFixed(0)}% busy, ${(t.load.active.loopBusy * 100).toFixed(0)}% to the last byte), ` +
         `tmux ${x.ms.toFixed(0)} ms`);
     }
   }
@@ -194,8 +207,14 @@ export async function measureThroughput(
     r.ratio = r.termhostMBps / r.tmuxMBps;
     r.termhostStreamMBps = r.bytes / 1e6 / (median(s.streamMs) / 1000);
     r.termhostExitLagMs = median(s.exitLagMs);
-    r.termhostLoopBusy = median(s.loopBusy);
-    r.termhostCpuShare = median(s.cpu);
+    r.termhostTranscriptLagMs = median(s.transcriptLagMs);
+    const loadMedian = (pick: (l: { whole: Load; active: Load }) => Load): Load => ({
+      loopBusy: median(s.loads.map((l) => pick(l).loopBusy)),
+      cpuShare: median(s.loads.map((l) => pick(l).cpuShare)),
+      mainCpuShare: median(s.loads.map((l) => pick(l).mainCpuShare)),
+    });
+    r.termhostLoad = loadMedian((l) => l.whole);
+    r.termhostStreamLoad = loadMedian((l) => l.active);
     r.termhostMeanReadBytes = s.readBytes / s.reads;
     r.tmuxCpuShare = median(s.tmuxCpu);
     r.termhostMachineBusy = median(s.machine);

@@ -96,6 +96,11 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   if (!opts.unix && !isLoopbackHost(host) && !opts.token) {
     throw new Error(`refusing to listen on non-loopback address ${host} without an explicit --token`);
   }
+  if (opts.unix) {
+    // Refuse a bad socket path before anything is started.
+    privateSocketDir(path.dirname(path.resolve(opts.unix)));
+    await removeStaleSocket(opts.unix);
+  }
   const token = opts.token ?? loadOrCreateToken(stateDir);
   ensureStateDir(stateDir);
   const tokens = new TokenStore(token, stateDir);
@@ -128,18 +133,26 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     logger: opts.logger,
   });
 
+  const close = async () => {
+    await runtime.close();
+    await app.close();
+    await store.close();
+  };
   let address: string;
-  if (opts.unix) {
-    privateSocketDir(path.dirname(path.resolve(opts.unix)));
-    await removeStaleSocket(opts.unix);
-    await app.listen({ path: opts.unix });
-    fs.chmodSync(opts.unix, 0o600);
-    address = `unix:${path.resolve(opts.unix)}`;
-  } else {
-    await app.listen({ host, port });
-    const bound = app.server.address();
-    const boundPort = typeof bound === 'object' && bound ? bound.port : port;
-    address = `${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  try {
+    if (opts.unix) {
+      await app.listen({ path: opts.unix });
+      fs.chmodSync(opts.unix, 0o600);
+      address = `unix:${path.resolve(opts.unix)}`;
+    } else {
+      await app.listen({ host, port });
+      const bound = app.server.address();
+      const boundPort = typeof bound === 'object' && bound ? bound.port : port;
+      address = `${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+    }
+  } catch (err) {
+    await close(); // a port in use must not leave the store's worker running
+    throw err;
   }
 
   return {
@@ -150,10 +163,6 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     store,
     address,
     token,
-    async close() {
-      await runtime.close();
-      await app.close();
-      await store.close();
-    },
+    close,
   };
 }

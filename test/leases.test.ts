@@ -107,6 +107,13 @@ test('a person preempts the holder at once; the agent is told on its next input;
   // Having been told, the agent may go on (auto policy): its next input takes an implicit shared lease.
   await a.input(s.id, [{ text: 'echo agent-again' }, { key: 'Enter' }]);
   await waitText(d, s.id, 'agent-again');
+  // Preempted again, the agent acknowledges by taking a new lease, and that lease works at once.
+  const second = await a.acquireLease(s.id, 'exclusive', 60_000);
+  await human.input(s.id, [{ key: 'C-u' }]);
+  const third = await a.acquireLease(s.id, 'exclusive', 60_000);
+  assert.notEqual(third.lease_id, second.lease_id);
+  await a.input(s.id, [{ text: 'echo new-lease' }, { key: 'Enter' }], { leaseId: third.lease_id });
+  await waitText(d, s.id, 'new-lease');
   events.close();
   await d.client.deleteSession(s.id);
 });

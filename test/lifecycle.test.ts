@@ -75,7 +75,9 @@ test('a child that ignores HUP is killed with SIGKILL after 3 s, reaped, and its
   assert.ok(took >= 2900, `escalation came after ${took} ms`);
   assert.ok(took < 6000, `delete took ${took} ms`);
   assert.equal(alive(s.pid), false);
-  await assert.rejects(d.client.getSession(s.id), (e: TermhostError) => e.status === 404 && e.code === 'session_not_found');
+  await assert.rejects(d.client.screen(s.id), (e: TermhostError) => e.status === 404 && e.code === 'session_not_found');
+  const record = await d.client.getSession(s.id);
+  assert.deepEqual([record.live, record.exit_signal, record.exit_reason], [false, 'SIGKILL', 'closed'], 'only the stored record is left');
 });
 
 test('no output is lost at exit: 1 MiB written then exit, 50 runs, exact bytes and final screen', async () => {
@@ -182,6 +184,17 @@ test('a missing program or working directory is a clear 400, not a crash', async
     return true;
   });
   assert.equal((await d.client.health()).ok, true);
+});
+
+test("the daemon's own token never reaches a session's environment", async () => {
+  process.env.TERMHOST_TOKEN = 'must-not-leak';
+  try {
+    const s = await d.client.createSession({ command: ['sh', '-c', 'echo "tok=[${TERMHOST_TOKEN:-none}]"; sleep 30'] });
+    await waitText(d, s.id, 'tok=[none]');
+    await d.client.deleteSession(s.id, 'KILL');
+  } finally {
+    delete process.env.TERMHOST_TOKEN;
+  }
 });
 
 test('the session spec: env merged over the daemon, TERM exported, labels filter the list', async () => {

@@ -119,6 +119,10 @@ test('a revoked token stops working at once: requests, attach sockets and event 
   assert.equal((await nextMatching(attachTo(d, s.id, { token: minted.token }), 'closed')).code, 4003);
   const r = await rawRequest(d.address, { path: '/v1/sessions', headers: { authorization: `Bearer ${temp.token}` } });
   assert.equal(r.status, 401);
+  // A new token under the same name does not bring the old one's attach tokens back.
+  await d.client.createToken('temp-agent', 'viewer');
+  assert.equal((await nextMatching(attachTo(d, s.id, { token: minted.token }), 'closed')).code, 4003);
+  await d.client.revokeToken('temp-agent');
   c.close();
   await d.client.deleteSession(s.id, 'KILL');
 });

@@ -74,8 +74,9 @@ export class Runtime {
       }
       bus.publish(id, { type: 'process_exited', code: exit.exitCode, signal: exit.signal, reason });
     });
-    e.on('inputAccepted', (actor, source) => bus.publish(id, { type: 'input_accepted', actor: who(actor), source }));
-    e.on('inputRejected', (actor, source, reason) => bus.publish(id, { type: 'input_rejected', actor: who(actor), source, reason }));
+    // Keystroke events during a secret window would give away the secret's length and rhythm: not published.
+    e.on('inputAccepted', (actor, source) => !s.secretActive && bus.publish(id, { type: 'input_accepted', actor: who(actor), source }));
+    e.on('inputRejected', (actor, source, reason) => !s.secretActive && bus.publish(id, { type: 'input_rejected', actor: who(actor), source, reason }));
     e.on('leaseAcquired', (l) => bus.publish(id, { type: 'lease_acquired', lease_id: l.lease_id, actor: who(l.actor), mode: l.mode, expires_at: l.expires_at }));
     e.on('leaseReleased', (l, reason) => bus.publish(id, { type: 'lease_released', lease_id: l.lease_id, actor: who(l.actor), reason }));
     e.on('inputPreempted', (l, by) => bus.publish(id, { type: 'input_preempted', lease_id: l.lease_id, previous: who(l.actor), by: who(by) }));

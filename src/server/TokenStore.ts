@@ -25,6 +25,8 @@ export interface Principal {
   actor: Actor;
   /** The token's name: revoking it ends everything opened with it. */
   tokenName: string;
+  /** Identifies this very token (not its name, which can be reused after a revocation). */
+  tokenId: string;
 }
 
 export interface TokenInfo {
@@ -51,16 +53,16 @@ export class TokenStore {
   /** The principal a presented secret stands for, or undefined. */
   resolve(secret: string | undefined): Principal | undefined {
     if (!secret) return undefined;
-    if (secretsEqual(secret, this.adminToken)) return { actor: { name: ADMIN_TOKEN_NAME, kind: 'admin' }, tokenName: ADMIN_TOKEN_NAME };
+    if (secretsEqual(secret, this.adminToken)) return { actor: { name: ADMIN_TOKEN_NAME, kind: 'admin' }, tokenName: ADMIN_TOKEN_NAME, tokenId: ADMIN_TOKEN_NAME };
     // The lookup key is a hash of the secret, so timing reveals nothing usable about the secret itself.
     const t = this.byHash.get(hash(secret));
-    return t ? { actor: { name: t.name, kind: t.role }, tokenName: t.name } : undefined;
+    return t ? { actor: { name: t.name, kind: t.role }, tokenName: t.name, tokenId: t.sha256.slice(0, 16) } : undefined;
   }
 
-  /** Is this token still valid? Checked again by long-lived connections. */
-  isLive(tokenName: string): boolean {
-    if (tokenName === ADMIN_TOKEN_NAME) return true;
-    for (const t of this.byHash.values()) if (t.name === tokenName) return true;
+  /** Is this very token (by id, so a re-created name does not count) still valid? */
+  isLive(tokenId: string): boolean {
+    if (tokenId === ADMIN_TOKEN_NAME) return true;
+    for (const t of this.byHash.values()) if (t.sha256.startsWith(tokenId) && tokenId.length === 16) return true;
     return false;
   }
 

@@ -9,7 +9,7 @@ test('a token verifies for its session and role until it expires', () => {
   let now = 1_000_000_000_000;
   const tokens = new AttachTokens(() => now);
   const t = tokens.mint('abc', 'driver', ALICE, 'alice-token');
-  assert.deepEqual(tokens.verify(t, 'abc'), { session: 'abc', role: 'driver', exp: 1_000_000_060, actor: ALICE, tokenName: 'alice-token' });
+  assert.deepEqual(tokens.verify(t, 'abc'), { session: 'abc', role: 'driver', exp: 1_000_000_060, actor: ALICE, tokenName: 'alice-token', tokenId: 'alice-token' });
   assert.equal(tokens.verify(t, 'other'), undefined, 'scoped to one session');
   now += 59_000;
   assert.ok(tokens.verify(t, 'abc'));

@@ -20,6 +20,7 @@ export interface AttachGrant {
   actor: Actor;
   /** The minter's token: revoking it invalidates this grant and closes sockets opened with it. */
   tokenName: string;
+  tokenId: string;
 }
 
 const KINDS = new Set(['admin', 'human', 'agent', 'viewer']);
@@ -29,7 +30,7 @@ export class AttachTokens {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  mint(session: string, role: Role, actor: Actor, tokenName: string): string {
+  mint(session: string, role: Role, actor: Actor, tokenName: string, tokenId: string = tokenName): string {
     const payload = Buffer.from(
       JSON.stringify({
         s: session,
@@ -38,6 +39,7 @@ export class AttachTokens {
         a: actor.name,
         k: role === 'viewer' ? 'viewer' : actor.kind,
         t: tokenName,
+        i: tokenId,
         n: crypto.randomBytes(8).toString('hex'),
       }),
     ).toString('base64url');
@@ -51,16 +53,16 @@ export class AttachTokens {
     const given = Buffer.from(parts[2]!, 'base64url');
     const want = this.mac(`v1.${parts[1]}`);
     if (given.length !== want.length || !crypto.timingSafeEqual(given, want)) return undefined;
-    let p: { s?: unknown; r?: unknown; e?: unknown; a?: unknown; k?: unknown; t?: unknown };
+    let p: { s?: unknown; r?: unknown; e?: unknown; a?: unknown; k?: unknown; t?: unknown; i?: unknown };
     try {
       p = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as typeof p;
     } catch {
       return undefined;
     }
     if (typeof p.s !== 'string' || (p.r !== 'viewer' && p.r !== 'driver') || typeof p.e !== 'number') return undefined;
-    if (typeof p.a !== 'string' || typeof p.k !== 'string' || !KINDS.has(p.k) || typeof p.t !== 'string') return undefined;
+    if (typeof p.a !== 'string' || typeof p.k !== 'string' || !KINDS.has(p.k) || typeof p.t !== 'string' || typeof p.i !== 'string') return undefined;
     if (p.s !== session || p.e * 1000 <= this.now()) return undefined;
-    return { session: p.s, role: p.r, exp: p.e, actor: { name: p.a, kind: p.k as Actor['kind'] }, tokenName: p.t };
+    return { session: p.s, role: p.r, exp: p.e, actor: { name: p.a, kind: p.k as Actor['kind'] }, tokenName: p.t, tokenId: p.i };
   }
 
   private mac(data: string): Buffer {

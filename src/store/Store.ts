@@ -55,7 +55,9 @@ export interface TranscriptChunk {
 export const PAGE_MAX_CHUNKS = 500;
 export const PAGE_MAX_BYTES = 512 * 1024;
 /** Output queued for the writer beyond this is not stored (the record says its transcript is incomplete). */
-const MAX_WRITER_BACKLOG_BYTES = 64 * 1024 * 1024;
+const MAX_WRITER_BACKLOG_BYTES = 8 * 1024 * 1024;
+/** On shutdown the writer gets this long to finish its backlog; what is left then is lost, as in a crash. */
+const CLOSE_FLUSH_MS = 3000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const SCHEMA = `
@@ -111,6 +113,8 @@ export class Store {
     this.db = new Database(file);
     fs.chmodSync(file, 0o600);
     this.db.pragma('journal_mode = WAL');
+    // WAL with NORMAL sync: a power cut may lose the last commits, never corrupt the file.
+    this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
     // Sessions that were live when the daemon died did not end cleanly.
     this.db.prepare("UPDATE sessions SET ended_at = ?, exit_reason = 'crashed' WHERE ended_at IS NULL").run(this.now());
@@ -147,9 +151,11 @@ export class Store {
       .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(s.id, JSON.stringify(s.spec.command), s.spec.cwd, JSON.stringify(s.spec.labels), s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
     if (writes) {
+      let complete = true;
       s.events.on('output', (chunk, seq) => {
         if (this.backlog + chunk.length > MAX_WRITER_BACKLOG_BYTES) {
-          this.db.prepare('UPDATE sessions SET transcript_complete = 0 WHERE id = ?').run(s.id);
+          if (complete) this.db.prepare('UPDATE sessions SET transcript_complete = 0 WHERE id = ?').run(s.id);
+          complete = false;
           return;
         }
         this.backlog += chunk.length;
@@ -232,7 +238,9 @@ export class Store {
 
   async close(): Promise<void> {
     clearInterval(this.sweepTimer);
-    await this.flush();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.flush(), new Promise((r) => (timer = setTimeout(r, CLOSE_FLUSH_MS)))]);
+    clearTimeout(timer);
     await this.worker.terminate();
     this.db.close();
   }

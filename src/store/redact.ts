@@ -34,7 +34,8 @@ interface Finding {
 /** Terminal shapes: group `secret` is what gets replaced; everything before it in the match is kept. */
 const TERMINAL_PATTERNS: RegExp[] = [
   // NAME_TOKEN=…, DB_PASSWORD: …, PASSWORD=…, export GITHUB_SECRET="…"
-  /\b[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Za-z0-9_]*[ \t]*[=:][ \t]*(?<secret>"[^"\r\n]+"|'[^'\r\n]+'|[^\s'"]+)/dgi,
+  // (Anchored on the keyword rather than the start of the name: scanning every word start is quadratic-ish.)
+  /(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Za-z0-9_]*[ \t]*[=:][ \t]*(?<secret>"[^"\r\n]+"|'[^'\r\n]+'|[^\s'"]+)/dgi,
   // scheme://user:password@host
   /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:(?<secret>[^\s@/]+)@/dgi,
   // Authorization: Basic … / Bearer … / Token …
@@ -50,7 +51,9 @@ const TERMINAL_PATTERNS: RegExp[] = [
 ];
 
 /** The escape-free projection of `text`, and for each projected index the index in `text`. */
-function project(text: string): { plain: string; map: number[] } {
+function project(text: string): { plain: string; map: number[] | null } {
+  // Most output has no escapes at all: the projection is the text itself (map null: the identity).
+  if (!text.includes('\x1b')) return { plain: text, map: null };
   // CSI, OSC (BEL or ST terminated), charset selection, and two-byte escapes.
   const ESC = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[()*+][0-9A-Za-z]|[@-Z\\-_])/g;
   let plain = '';
@@ -65,6 +68,11 @@ function project(text: string): { plain: string; map: number[] } {
   plain += text.slice(last);
   map.push(text.length);
   return { plain, map };
+}
+
+/** Projected index -> original index; an identity projection stores no array. */
+function mapIndex(map: number[] | null, i: number): number {
+  return map ? map[i]! : i;
 }
 
 /** A secretlint match covers the whole credential; keep its kind marker (`ghp_`, `xoxb-`, a PEM header line). */
@@ -98,9 +106,10 @@ async function findSecrets(plain: string): Promise<Finding[]> {
 }
 
 /** Replace the findings (ranges in the projection) in the original text. */
-function apply(text: string, map: number[], findings: Finding[], from: number): string {
+function apply(text: string, map: number[] | null, findings: Finding[], from: number): string {
+  const at = (i: number) => mapIndex(map, i);
   const ranges = findings
-    .map((f) => ({ start: map[f.start]!, end: f.end > 0 ? map[f.end - 1]! + 1 : 0 }))
+    .map((f) => ({ start: at(f.start), end: f.end > 0 ? at(f.end - 1) + 1 : 0 }))
     .filter((r) => r.end > from)
     .map((r) => ({ start: Math.max(r.start, from), end: r.end }))
     .sort((a, b) => a.start - b.start);
@@ -143,7 +152,7 @@ export class StreamRedactor {
     const { plain, map } = project(window);
     const findings = await findSecrets(plain);
     const releasedEnd = this.context.length + cut;
-    const redacted = apply(window.slice(0, releasedEnd), map, findings.filter((f) => map[f.start]! < releasedEnd), this.context.length);
+    const redacted = apply(window.slice(0, releasedEnd), map, findings.filter((f) => mapIndex(map, f.start) < releasedEnd), this.context.length);
     const released = this.held.slice(0, cut);
     this.held = this.held.slice(cut);
     this.context = (this.context + released).slice(-CONTEXT_CHARS);

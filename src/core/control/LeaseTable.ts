@@ -80,6 +80,8 @@ export class LeaseTable {
       const conflict = this.conflictFor(actor, mode);
       if (conflict) return fail(conflict);
     }
+    // Taking a new lease is how an agent acknowledges that it was preempted.
+    this.preemptedActors.delete(`${actor.kind}:${actor.name}`);
     const h: Held = {
       lease: { lease_id: `l_${crypto.randomBytes(8).toString('hex')}`, actor, mode, expires_at: '' },
       expiresAt: 0,
@@ -111,7 +113,7 @@ export class LeaseTable {
     }
     const key = `${actor.kind}:${actor.name}`;
     if (this.preemptedActors.delete(key)) {
-      return fail(new TermError('lease_preempted', 'a person took over the keyboard; your lease was preempted. Wait, then take a new lease.', {}, true));
+      return fail(new TermError('lease_preempted', 'a person took over the keyboard and your lease was preempted; take a new lease when they are done'));
     }
     if (leaseId !== undefined) {
       const h = this.held.get(leaseId);

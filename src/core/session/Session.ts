@@ -39,7 +39,7 @@ export class Session {
   /** Signals termhost itself sent: an exit by one of them is not a crash. */
   private readonly signalsSent = new Set<string>();
   /** What info() shows while a secret window is open. */
-  private frozen: { seq: number; lastOutput: Date | null; title: string } | undefined;
+  private frozen: { seq: number; lastOutput: Date | null; title: string; lastInputBy: Actor | null } | undefined;
   /** The prompt detector looks only at output that arrived since the last window closed. */
   private freshOutput = true;
 
@@ -159,7 +159,7 @@ export class Session {
       last_output_at: (f ? f.lastOutput : this.lastOutputAt)?.toISOString() ?? null,
       input_policy: this.control.options.inputPolicy,
       secret_input: this.secretActive,
-      last_input_by: this.control.lastInputBy,
+      last_input_by: f ? f.lastInputBy : this.control.lastInputBy,
       created_by: this.createdBy ?? null,
       transcript: this.spec.transcript,
     };
@@ -249,7 +249,7 @@ export class Session {
   /** Open a secret-input window; any actor may. Returns false if one was already open. */
   startSecret(actor: Actor, reason: string): boolean {
     if (!this.control.secret.start(actor, reason)) return false;
-    this.frozen = { seq: this.seqBytes, lastOutput: this.lastOutputAt, title: this.emulator.title };
+    this.frozen = { seq: this.seqBytes, lastOutput: this.lastOutputAt, title: this.emulator.title, lastInputBy: this.control.lastInputBy };
     this.events.emit('secretStarted', actor, reason);
     return true;
   }

@@ -14,6 +14,9 @@ import type { ControlOptions } from '../control/SessionControl.js';
 import type { InputPolicy } from '../control/LeaseTable.js';
 import type { Actor } from '../control/actor.js';
 
+/** The daemon's own credentials never leak into the programs it runs. */
+const PRIVATE_ENV = new Set(['TERMHOST_TOKEN']);
+
 export interface SessionSpec {
   /** argv; defaults to $SHELL, else /bin/sh. */
   command?: string[];
@@ -68,7 +71,7 @@ export class SessionManager {
 
   resolveSpec(spec: SessionSpec): ResolvedSpec {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(this.baseEnv)) if (v !== undefined) env[k] = v;
+    for (const [k, v] of Object.entries(this.baseEnv)) if (v !== undefined && !PRIVATE_ENV.has(k)) env[k] = v;
     Object.assign(env, spec.env ?? {});
     const term = spec.term ?? 'xterm-256color';
     env.TERM = term;

@@ -45,7 +45,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
         throw new TermError('forbidden', 'a viewer cannot mint a driver attach token; ask for role "viewer"');
       }
       return reply.code(201).send({
-        token: deps.attachTokens.mint(session.id, role, principal.actor, principal.tokenName),
+        token: deps.attachTokens.mint(session.id, role, principal.actor, principal.tokenName, principal.tokenId),
         ws_path: `/v1/sessions/${session.id}/attach`,
         role,
         expires_in_s: ATTACH_TOKEN_TTL_S,
@@ -100,7 +100,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
         if (bearer) return { ok: true, maxRole: atLeast(bearer.actor, 'agent') ? 'driver' : 'viewer', ...bearer };
         if (frame.token === undefined) return { ok: false, reason: 'a token is required in the auth frame' };
         const grant = deps.attachTokens.verify(frame.token, found.value.id);
-        if (!grant || !deps.tokens.isLive(grant.tokenName)) return { ok: false, reason: 'the token is invalid, expired, revoked, or for another session' };
+        if (!grant || !deps.tokens.isLive(grant.tokenId)) return { ok: false, reason: 'the token is invalid, expired, revoked, or for another session' };
         return { ok: true, maxRole: grant.role, actor: grant.actor, tokenName: grant.tokenName };
       };
       new AttachConnection(socket, found.value, authenticate, deps.settings, req.log, deps.revocations);

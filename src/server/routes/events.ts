@@ -17,6 +17,12 @@ const EventsQuery = Type.Object(
 );
 
 export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { heartbeatMs: number }): Promise<void> {
+  // Open streams never end by themselves; shutting down ends them so the server can close.
+  const open = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const close of [...open]) close();
+  });
+
   app.get(
     '/v1/events',
     {
@@ -83,6 +89,8 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
       const heartbeat = setInterval(() => write(': heartbeat\n\n'), deps.heartbeatMs);
       cleanups.push(() => clearInterval(heartbeat));
       if (req.principal) cleanups.push(deps.revocations.track(req.principal.tokenName, close));
+      open.add(close);
+      cleanups.push(() => open.delete(close));
       res.on('close', close);
     },
   );
