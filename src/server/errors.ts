@@ -53,6 +53,11 @@ export function errorBody(err: TermError): ErrorBody {
 }
 
 export function sendError(reply: FastifyReply, err: TermError): FastifyReply {
+  if (reply.request.headers.upgrade) {
+    // A refused WebSocket upgrade: the socket has left the HTTP server's care, so nothing else would ever close it.
+    reply.header('connection', 'close');
+    reply.raw.once('finish', () => reply.request.raw.socket?.destroy());
+  }
   return reply.code(statusOf(err)).send(errorBody(err));
 }
 
