@@ -114,8 +114,9 @@ export function childProcesses(): string[] {
     return execFileSync('ps', ['-o', 'pid=,stat=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
       .split('\n')
       .map((l) => l.trim())
-      // tsx keeps an esbuild service child for on-the-fly compilation; it is the test runner's, not ours.
-      .filter((l) => l && !l.includes(' ps -o ') && !l.includes('esbuild --service'));
+      // tsx keeps an esbuild service child for on-the-fly compilation (also in the store's worker when it runs from
+      // TypeScript); it is the test harness's, not the daemon's.
+      .filter((l) => l && !l.includes(' ps -o ') && !l.includes('esbuild'));
   } catch {
     return []; // ps exits 1 when there are no children
   }

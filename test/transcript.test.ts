@@ -3,7 +3,7 @@
  * exported as asciicast, and purged on request.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -44,7 +44,7 @@ test('paging reconstructs a redaction-free session byte for byte, ANSI included'
   const done = await d.client.wait(s.id, { exit: true, timeout_ms: 20000 });
   assert.ok(done.matched);
   const want = Array.from({ length: 3000 }, (_, i) => `\x1b[3${i % 8}mline ${String(i).padStart(5, '0')} \x1b[1mbold\x1b[0m é€ tail\r\n`).join('');
-  const got = await fullText(d.client, s.id, 40);
+  const got = await fullText(d.client, s.id, 5);
   assert.ok(got.pages > 1, 'several pages');
   assert.equal(got.text, want);
   assert.equal(got.next, Buffer.byteLength(want), 'positions are byte offsets of the output stream');
@@ -56,9 +56,10 @@ test('paging reconstructs a redaction-free session byte for byte, ANSI included'
 
 test('secrets are redacted before they reach the database, split and colour-wrapped ones too', async () => {
   const gh = 'ghp_' + 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx';
-  const s = await d.client.createSession({ command: ['bash', '--norc', '--noprofile'], env: { PS1: '$ ' } });
-  await d.client.input(s.id, [{ text: `printf 'token ghp_\\033[31m${gh.slice(4)}\\033[0m\\n'; export DEPLOY_TOKEN=hunter2deploy; echo "$DEPLOY_TOKEN" | sed 's/^/p=/'` }, { key: 'Enter' }]);
-  await waitText(d, s.id, 'p=hunter2deploy');
+  // The secret comes from the environment, so the echo of the command line does not contain it.
+  const s = await d.client.createSession({ command: ['bash', '--norc', '--noprofile'], env: { PS1: '$ ', REST: gh.slice(4) } });
+  await d.client.input(s.id, [{ text: `printf 'token ghp_\\033[31m%s\\033[0m\\n' "$REST"; export DEPLOY_TOKEN=hunter2deploy; echo marker-$((40+2))` }, { key: 'Enter' }]);
+  await waitText(d, s.id, 'marker-42');
   await d.client.input(s.id, [{ text: 'echo https://bob:pa55w0rd@host.example/x; exit' }, { key: 'Enter' }]);
   await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });
   const { text } = await fullText(d.client, s.id);
@@ -206,8 +207,15 @@ test('asciicast export parses and plays in asciinema', async () => {
   assert.ok(events.map((e: unknown[]) => e[2]).join('').includes('cast-two'));
   const file = path.join(d.stateDir, 'out.cast');
   fs.writeFileSync(file, cast);
-  const printed = execFileSync('asciinema', ['cat', file], { encoding: 'utf8' });
-  assert.ok(printed.includes('cast-one') && printed.includes('cast-two'));
+  // asciinema wants a terminal: run it in a termhost session.
+  for (const args of [['cat', file], ['play', '-i', '0.05', file]]) {
+    const player = await d.client.createSession({ command: ['asciinema', ...args], cols: 70, rows: 12, transcript: 'off' });
+    const played = await d.client.wait(player.id, { exit: true, timeout_ms: 15000 });
+    assert.equal(played.screen.exit_code, 0, `asciinema ${args[0]}: ${played.screen.lines.join('\n')}`);
+    const shown = played.screen.lines.join('\n');
+    assert.ok(shown.includes('cast-one') && shown.includes('cast-two'), shown);
+    await d.client.deleteSession(player.id);
+  }
   await d.client.deleteSession(s.id);
 });
 
@@ -245,4 +253,18 @@ test('records survive kill -9 of the daemon: marked crashed, transcript readable
   client.close();
   daemon.kill('SIGTERM');
   await new Promise((r) => daemon.once('exit', r));
+});
+
+test('termhost transcript prints the stored text, --cast the asciicast', async () => {
+  const { runCli } = await import('../src/cli/main.js');
+  const s = await d.client.createSession({ command: ['sh', '-c', 'echo via-cli; echo PASSWORD=cli-secret'] });
+  await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });
+  let out = '';
+  const io = { out: (x: string) => (out += x), err: () => {} };
+  assert.equal(await runCli(['transcript', '--addr', d.address, '--token', d.token, s.id], io), 0);
+  assert.equal(out, 'via-cli\r\nPASSWORD=[redacted secret]\r\n');
+  out = '';
+  assert.equal(await runCli(['transcript', '--addr', d.address, '--token', d.token, '--cast', s.id], io), 0);
+  assert.equal(JSON.parse(out.split('\n')[0]!).version, 2);
+  await d.client.deleteSession(s.id);
 });

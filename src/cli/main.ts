@@ -17,10 +17,11 @@ import { send } from './commands/send.js';
 import { serve } from './commands/serve.js';
 import { signal } from './commands/signal.js';
 import { token } from './commands/token.js';
+import { transcript } from './commands/transcript.js';
 import type { Command } from './commands/types.js';
 import { wait } from './commands/wait.js';
 
-export const COMMANDS: Command[] = [serve, newSession, ls, send, screen, scrollback, resize, mouse, wait, signal, kill, attach, token];
+export const COMMANDS: Command[] = [serve, newSession, ls, send, screen, scrollback, resize, mouse, wait, signal, kill, attach, transcript, token];
 
 function usage(): string {
   const rows = COMMANDS.map((c) => `  termhost ${c.usage}\n      ${c.summary}`);

@@ -9,6 +9,7 @@ import type {
   LeaseSchema,
   SecretStateSchema,
   TokenInfoSchema,
+  TranscriptPageSchema,
   CreateSession,
   InputItem,
   MouseRequest,
@@ -22,6 +23,7 @@ export type Lease = Static<typeof LeaseSchema>;
 export type SecretState = Static<typeof SecretStateSchema>;
 export type TokenInfo = Static<typeof TokenInfoSchema>;
 export type AttachToken = Static<typeof AttachTokenSchema>;
+export type TranscriptPage = Static<typeof TranscriptPageSchema>;
 
 export class TermhostError extends Error {
   constructor(
@@ -159,12 +161,23 @@ export class TermhostClient {
     await this.request('DELETE', `/v1/tokens/${enc(name)}`);
   }
 
+  /** One page of a session's stored (redacted) output; page on with fromSeq = last_seq + 1. */
+  transcript(id: string, opts: { fromSeq?: number; limit?: number } = {}): Promise<TranscriptPage> {
+    const q = [opts.fromSeq !== undefined ? `from_seq=${opts.fromSeq}` : '', opts.limit !== undefined ? `limit=${opts.limit}` : ''].filter(Boolean).join('&');
+    return this.request('GET', `/v1/sessions/${enc(id)}/transcript${q ? `?${q}` : ''}`);
+  }
+
+  /** The whole transcript as an asciicast v2 file. */
+  transcriptCast(id: string): Promise<string> {
+    return this.request('GET', `/v1/sessions/${enc(id)}/transcript?format=asciicast`, undefined, true);
+  }
+
   openapi(): Promise<Record<string, unknown>> {
     return this.request('GET', '/openapi.json');
   }
 
   /** One JSON request; non-2xx answers become a TermhostError carrying the server's code. */
-  request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  request<T>(method: string, path: string, body?: unknown, text = false): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers: http.OutgoingHttpHeaders = { host: 'localhost', accept: 'application/json' };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
@@ -181,15 +194,15 @@ export class TermhostClient {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const body = Buffer.concat(chunks).toString('utf8');
           let parsed: unknown = undefined;
           try {
-            parsed = text ? JSON.parse(text) : undefined;
+            parsed = body ? JSON.parse(body) : undefined;
           } catch {
             parsed = undefined;
           }
           const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) return resolve(parsed as T);
+          if (status >= 200 && status < 300) return resolve((text ? body : parsed) as T);
           const b = (parsed ?? {}) as Record<string, unknown>;
           reject(
             new TermhostError(

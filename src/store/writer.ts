@@ -55,13 +55,26 @@ function streamOf(sid: string, seq: number, raw: boolean): Stream {
   return s;
 }
 
+/** Stored rows stand for at most this much text, so a page (512 KiB at most) always holds whole rows. */
+const ROW_MAX_CHARS = 8 * 1024;
+
 async function release(sid: string, s: Stream, rows: Array<Row>, final: boolean): Promise<void> {
   if (final) s.pending += s.decoder.end();
   if (s.pending === '' && !final) return;
-  const text = s.pending;
+  const all = s.pending;
   const at = s.pendingAt || Date.now();
   s.pending = '';
   s.pendingAt = 0;
+  for (let off = 0; off < all.length || (final && off === 0); ) {
+    let end = Math.min(all.length, off + ROW_MAX_CHARS);
+    if (end < all.length && /[\uD800-\uDBFF]/.test(all[end - 1]!)) end--; // keep surrogate pairs whole
+    await releaseOne(sid, s, rows, all.slice(off, end), at, final && end >= all.length);
+    off = end;
+    if (all.length === 0) break;
+  }
+}
+
+async function releaseOne(sid: string, s: Stream, rows: Array<Row>, text: string, at: number, final: boolean): Promise<void> {
   if (!s.redactor) {
     const bytes = Buffer.byteLength(text, 'utf8');
     if (text) rows.push([sid, s.pos, at, text, bytes]);

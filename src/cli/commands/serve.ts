@@ -2,6 +2,11 @@
 import { startDaemon } from '../../main.js';
 import { intFlag, parseArgs, UsageError } from '../args.js';
 
+function retention(n: number | undefined): number | undefined {
+  if (n !== undefined && n < -1) throw new UsageError('--transcript-retention-days is a number of days, 0 (write nothing) or -1 (keep forever)');
+  return n;
+}
+
 function positive(n: number | undefined, flag: string): number | undefined {
   if (n !== undefined && n < 1) throw new UsageError(`-${flag} must be at least 1`);
   return n;
@@ -10,7 +15,7 @@ import type { Command } from './types.js';
 
 export const serve: Command = {
   name: 'serve',
-  usage: 'serve [--listen HOST:PORT | --unix PATH] [--token T] [--allow-host NAME]... [--allow-origin URL]... [--max-sessions N] [--require-leases] [--no-secret-detect] [--state-dir D] [--log-level L]',
+  usage: 'serve [--listen HOST:PORT | --unix PATH] [--token T] [--allow-host NAME]... [--allow-origin URL]... [--max-sessions N] [--require-leases] [--no-secret-detect] [--transcript-retention-days N] [--no-transcripts] [--state-dir D] [--log-level L]',
   summary: 'run the daemon (default 127.0.0.1:7070)',
   async run(argv, io) {
     const { flags } = parseArgs(argv, {
@@ -22,6 +27,8 @@ export const serve: Command = {
       'log-level': 'string',
       'require-leases': 'boolean',
       'no-secret-detect': 'boolean',
+      'transcript-retention-days': 'string',
+      'no-transcripts': 'boolean',
     });
     const daemon = await startDaemon({
       listen: flags.listen as string | undefined,
@@ -32,6 +39,8 @@ export const serve: Command = {
       allowedOrigins: flags['allow-origin'] as string[] | undefined,
       requireLeases: flags['require-leases'] === true,
       secretDetect: flags['no-secret-detect'] !== true,
+      transcriptRetentionDays: retention(intFlag(flags['transcript-retention-days'], 'transcript-retention-days')),
+      transcripts: flags['no-transcripts'] !== true,
       maxSessions: positive(intFlag(flags['max-sessions'], 'max-sessions'), 'max-sessions'),
       logger: {
         level: (flags['log-level'] as string | undefined) ?? 'info',
