@@ -55,7 +55,10 @@ export interface TranscriptChunk {
 export const PAGE_MAX_CHUNKS = 500;
 export const PAGE_MAX_BYTES = 512 * 1024;
 /** Output queued for the writer beyond this is not stored (the record says its transcript is incomplete). */
-const MAX_WRITER_BACKLOG_BYTES = 8 * 1024 * 1024;
+const MAX_WRITER_BACKLOG_BYTES = 32 * 1024 * 1024;
+/** Output is handed to the writer in batches: one message per session per this interval (or this many bytes). */
+const POST_INTERVAL_MS = 20;
+const POST_MAX_BYTES = 256 * 1024;
 /** On shutdown the writer gets this long to finish its backlog; what is left then is lost, as in a crash. */
 const CLOSE_FLUSH_MS = 3000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -150,6 +153,21 @@ export class Store {
     this.db
       .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(s.id, JSON.stringify(s.spec.command), s.spec.cwd, JSON.stringify(s.spec.labels), s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
+    // Chunks are gathered and handed over in batches: a message per PTY read would cost the event loop more than
+    // the copy itself.
+    let batch: Buffer[] = [];
+    let batchSeq = 0;
+    let batchAt = 0;
+    let batchBytes = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const send = () => {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      if (batchBytes === 0) return;
+      this.post({ t: 'chunk', sid: s.id, seq: batchSeq, at: batchAt, data: Buffer.concat(batch, batchBytes), raw: policy === 'raw' });
+      batch = [];
+      batchBytes = 0;
+    };
     if (writes) {
       let complete = true;
       s.events.on('output', (chunk, seq) => {
@@ -158,14 +176,29 @@ export class Store {
           complete = false;
           return;
         }
+        if (batchBytes > 0 && seq !== batchSeq + batchBytes) send(); // not contiguous: never merge across a hole
+        if (batchBytes === 0) {
+          batchSeq = seq;
+          batchAt = this.now();
+        }
+        batch.push(chunk);
+        batchBytes += chunk.length;
         this.backlog += chunk.length;
-        this.post({ t: 'chunk', sid: s.id, seq, at: this.now(), data: chunk, raw: policy === 'raw' });
+        if (batchBytes >= POST_MAX_BYTES) send();
+        else timer ??= setTimeout(send, POST_INTERVAL_MS);
       });
       // A secret window leaves a hole: what was held back before it is released now.
-      s.events.on('secretStarted', () => this.post({ t: 'end', sid: s.id }));
+      s.events.on('secretStarted', () => {
+        send();
+        this.post({ t: 'end', sid: s.id });
+      });
+      s.events.on('disposed', send);
     }
     s.events.on('exit', (exit, reason) => {
-      if (writes) this.post({ t: 'end', sid: s.id });
+      if (writes) {
+        send();
+        this.post({ t: 'end', sid: s.id });
+      }
       this.db
         .prepare('UPDATE sessions SET ended_at = ?, exit_code = ?, exit_signal = ?, exit_reason = ?, last_seq = ? WHERE id = ?')
         .run(this.now(), exit.exitCode, exit.signal, reason, s.seq, s.id);
