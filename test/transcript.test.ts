@@ -268,3 +268,13 @@ test('termhost transcript prints the stored text, --cast the asciicast', async (
   assert.equal(JSON.parse(out.split('\n')[0]!).version, 2);
   await d.client.deleteSession(s.id);
 });
+
+test('the output that shows a password prompt is itself kept and streamed; only what follows is hidden', async () => {
+  const s = await d.client.createSession({ command: ['sh', '-c', 'echo before-prompt; printf "Password: "; read x; echo after'] });
+  await until('the detector', async () => (await d.client.secretInput(s.id)).active);
+  const live = d.manager.get(s.id) as { value: { ring: { since(n: number): Buffer | undefined } } };
+  assert.ok(live.value.ring.since(0)?.toString().includes('Password:'), 'the prompt chunk is in the replay ring');
+  await d.client.deleteSession(s.id, 'KILL');
+  const { text } = await fullText(d.client, s.id);
+  assert.ok(text.includes('before-prompt') && text.includes('Password:'), text);
+});

@@ -101,7 +101,6 @@ export class Store {
   private readonly now: () => number;
   private readonly retentionDays: number;
   private readonly transcripts: boolean;
-  private readonly policies = new Map<string, TranscriptPolicy>();
   private backlog = 0;
   private flushId = 0;
   private readonly flushWaiters = new Map<number, () => void>();
@@ -118,6 +117,8 @@ export class Store {
     this.db.pragma('journal_mode = WAL');
     // WAL with NORMAL sync: a power cut may lose the last commits, never corrupt the file.
     this.db.pragma('synchronous = NORMAL');
+    // Deleted transcript text is overwritten, not just unlinked from the b-tree.
+    this.db.pragma('secure_delete = ON');
     this.db.exec(SCHEMA);
     // Sessions that were live when the daemon died did not end cleanly.
     this.db.prepare("UPDATE sessions SET ended_at = ?, exit_reason = 'crashed' WHERE ended_at IS NULL").run(this.now());
@@ -147,9 +148,10 @@ export class Store {
   }
 
   private track(s: Session): void {
-    const policy = (s.spec.transcript ?? 'redacted') as TranscriptPolicy;
-    const writes = this.transcripts && this.retentionDays !== 0 && policy !== 'off';
-    this.policies.set(s.id, policy);
+    const asked = (s.spec.transcript ?? 'redacted') as TranscriptPolicy;
+    const writes = this.transcripts && this.retentionDays !== 0 && asked !== 'off';
+    // The record says what is really stored: nothing, when the daemon keeps no transcripts.
+    const policy: TranscriptPolicy = writes ? asked : 'off';
     this.db
       .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(s.id, JSON.stringify(s.spec.command), s.spec.cwd, JSON.stringify(s.spec.labels), s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
@@ -260,7 +262,10 @@ export class Store {
   purge(id: string): boolean {
     this.post({ t: 'purge', sid: id });
     this.db.prepare('DELETE FROM chunks WHERE session_id = ?').run(id);
-    return this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes > 0;
+    const gone = this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes > 0;
+    // Fold the write-ahead log back into the (securely deleted) database so no copy of the text stays in it.
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return gone;
   }
 
   /** Delete chunks older than the retention; returns how many went. */

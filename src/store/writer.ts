@@ -36,6 +36,7 @@ const { dbPath, batchMs } = workerData as { dbPath: string; batchMs: number };
 const db = new Database(dbPath);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
+db.pragma('secure_delete = ON');
 const insert = db.prepare('INSERT OR IGNORE INTO chunks (session_id, seq, at, text, bytes) VALUES (?, ?, ?, ?, ?)');
 const purgeChunks = db.prepare('DELETE FROM chunks WHERE session_id = ?');
 const writeRows = db.transaction((rows: Array<Row>) => {

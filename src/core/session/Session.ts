@@ -78,8 +78,11 @@ export class Session {
       const seq = this.seqBytes;
       this.seqBytes += chunk.length;
       this.lastOutputMs = Date.now();
+      // Decided before feeding: the chunk that shows a password prompt opens the window while it is parsed, and it
+      // is still pre-window output that everyone may see.
+      const hidden = this.secretActive;
       this.emulator.feed(chunk);
-      if (this.secretActive) return;
+      if (hidden) return;
       this.freshOutput = true;
       this.ring.push(chunk);
       ev.emit('output', chunk, seq);
