@@ -174,13 +174,14 @@ export async function measureFanout(th: BenchDaemon, plain: Workload, log: (msg:
     for (const a of acc) {
       const x = await run(th, plain, a.viewers);
       a.runs.push({ ms: x.ms, streamMs: x.streamMs, load: x.load, viewerCpuMs: x.viewerCpuMs, machineBusy: x.machineBusy });
+      const complete = (v: ViewerReport) => v.contiguous && v.exit && v.bytes === x.finalSeq - v.helloSeq;
       for (const v of x.reports) {
         a.total++;
         if (v.closeCode === CLOSE_SLOW_CONSUMER) a.dropped++;
-        if (v.contiguous && v.exit && v.bytes === x.finalSeq - v.helloSeq) a.complete++;
+        if (complete(v)) a.complete++;
         if (v.bytes > 0) a.viewerMBps.push(v.bytes / 1e6 / ((v.lastAtMs - x.t0) / 1000));
       }
-      const got = x.reports.length ? `, viewers ${x.reports.filter((v) => v.bytes === x.finalSeq - v.helloSeq).length}/${x.reports.length} complete` : '';
+      const got = x.reports.length ? `, viewers ${x.reports.filter(complete).length}/${x.reports.length} complete` : '';
       log(`fan-out ${a.viewers} viewers run ${r + 1}: producer ${x.ms.toFixed(0)} ms${got}`);
     }
   }
