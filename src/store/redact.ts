@@ -15,7 +15,12 @@
  *   end of the stream), so a slowly typed or split token is never stored in pieces.
  */
 import { lintSource } from '@secretlint/core';
+import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+
+// secretlint records a performance mark per rule per call unless told not to: in a long-lived writer that grows
+// without bound (about 50 MB per 16 MiB of output), and termhost never reads the profile.
+secretLintProfiler.setEnabled(false);
 
 export const REDACTED = '[redacted secret]';
 /** Original text kept as context for matches that straddle two chunks. */

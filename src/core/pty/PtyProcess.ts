@@ -7,7 +7,8 @@
  * the child exits (node-pty #72). So the host holds its own slave fd open: the master never sees EIO while the child's
  * last bytes are in flight. When node-pty learns of the exit it asks to destroy the socket; that request is held until
  * the master has been silent for a short settle time, then the slave is closed, the socket destroyed, and only then is
- * the exit reported. Everything the child wrote has been delivered to `onData` by then.
+ * the exit reported. Everything the child wrote has been delivered to `onData` by then. Because node-pty itself only
+ * notices through a 200 ms fallback, the exit is also detected directly with a liveness probe.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -34,6 +35,9 @@ export interface PtyExit {
 export type Signal = 'HUP' | 'TERM' | 'KILL' | 'INT' | 'QUIT' | 'USR1' | 'USR2';
 export const SIGNALS: readonly Signal[] = ['HUP', 'TERM', 'KILL', 'INT', 'QUIT', 'USR1', 'USR2'];
 
+/** How often a live child is checked for having exited (a kill(pid, 0), which costs next to nothing). */
+const EXIT_PROBE_MS = 20;
+
 /** node-pty's socket is private; this is the one place that reaches it (pinned by the no-loss-at-exit test). */
 interface PtyInternals {
   _socket: { destroy: (...args: unknown[]) => unknown };
@@ -55,6 +59,7 @@ export class PtyProcess {
   private escalation: NodeJS.Timeout | undefined;
   private releaseSocket: (() => void) | undefined;
   private disposed = false;
+  private exitProbe: NodeJS.Timeout | undefined;
 
   constructor(spec: PtySpawnSpec, maxQueuedInputBytes: number = Limits.inputQueueBytes) {
     this.pty = nodePty.spawn(spec.file, spec.args, {
@@ -76,17 +81,34 @@ export class PtyProcess {
     }
     const socket = (this.pty as unknown as PtyInternals)._socket;
     const destroy = socket.destroy.bind(socket);
-    socket.destroy = (...args: unknown[]) => {
-      if (this.releaseSocket) return socket; // drain in progress
-      this.releaseSocket = () => destroy(...args);
+    const startDrain = () => {
+      if (this.releaseSocket) return; // drain in progress
+      this.releaseSocket = () => destroy();
       this.awaitDrain(Date.now());
+    };
+    socket.destroy = () => {
+      startDrain();
       return socket;
     };
+    // node-pty learns of the exit only through its 200 ms socket fallback while we hold the slave open. The child is
+    // reaped at once by node-pty's own waitpid thread, so a cheap liveness probe finds the exit far sooner.
+    this.exitProbe = setInterval(() => {
+      try {
+        process.kill(this.pid, 0);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ESRCH') {
+          clearInterval(this.exitProbe);
+          startDrain();
+        }
+      }
+    }, EXIT_PROBE_MS);
+    this.exitProbe.unref();
     this.pty.onData((data) => {
       this.lastDataAt = Date.now();
       this.dataListener?.(data as unknown as Buffer);
     });
     this.pty.onExit(({ exitCode, signal }) => {
+      clearInterval(this.exitProbe);
       this.clearEscalation();
       this.writer.close();
       this.exit = { exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null };
@@ -162,6 +184,7 @@ export class PtyProcess {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    clearInterval(this.exitProbe);
     this.clearEscalation();
     if (this.drainTimer) clearTimeout(this.drainTimer);
     this.writer.close();
