@@ -2,6 +2,7 @@
  * Turns the measurements into the table printed at the end of `npm run bench` and into bench/out/results.json.
  * Targets are checked here, against the figures as measured; nothing is adjusted.
  */
+import type { TranscriptCost } from './transcripts.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +29,8 @@ export interface Results {
   memory: MemoryResult;
   snapshot: SnapshotResult;
   fanout: FanoutResult[];
+  /** Plain-stream throughput with transcripts on vs off. */
+  transcripts?: TranscriptCost;
 }
 
 export interface Environment {

@@ -23,6 +23,7 @@ import { HTTP_ITERATIONS, INPROC_ITERATIONS, SNAPSHOT_COLS, SNAPSHOT_ROWS, measu
 import { nowMs } from './stats.js';
 import { startBenchDaemon, type BenchDaemon } from './termhost.js';
 import { THROUGHPUT_RUNS, THROUGHPUT_WARMUP_RUNS, measureThroughput } from './throughput.js';
+import { TRANSCRIPT_RUNS, measureTranscriptCost } from './transcripts.js';
 import { TMUX_HISTORY_LINES, TmuxServer } from './tmux.js';
 import { FRAME_COLS, FRAME_ROWS, STREAM_BYTES, WORKLOADS, writeWorkload } from './workloads.js';
 
@@ -84,11 +85,12 @@ try {
   const fanout = await measureFanout(th, workloads.find((w) => w.name === 'plain')!, log);
   await th.stop();
   th = undefined;
+  const transcripts = await measureTranscriptCost(dir, workloads.find((w) => w.name === 'plain')!, log);
   const memory = await measureMemory(dir, log);
 
   const results: Results = { throughput, latency, memory, snapshot, fanout };
   const env = environment(tmuxVersion, (nowMs() - started) / 1000, { loadAvg1mAtStart: loadAtStart, commit });
-  writeJson(RESULTS_FILE, results, env, {
+  writeJson(RESULTS_FILE, { ...results, transcripts }, env, {
     screen: `${FRAME_COLS}x${FRAME_ROWS}`,
     streamBytes: STREAM_BYTES,
     throughputRuns: THROUGHPUT_RUNS,
@@ -106,6 +108,11 @@ try {
     termhostScrollback: 'default (1000 lines)',
   });
   process.stdout.write(formatTable(results, env) + '\n');
+  process.stdout.write(
+    `\nTranscripts on vs off (plain stream, median of ${TRANSCRIPT_RUNS}): ${transcripts.onMBps.toFixed(1)} vs ` +
+      `${transcripts.offMBps.toFixed(1)} MB/s = ${transcripts.ratio.toFixed(2)}x (target >= 0.90x: ${transcripts.ratio >= 0.9 ? 'met' : 'NOT met'}); ` +
+      `every transcript complete: ${transcripts.complete}\n`,
+  );
   log(`done in ${env.durationS.toFixed(0)} s; results in ${path.relative(process.cwd(), RESULTS_FILE)}`);
 } catch (err) {
   process.exitCode = 1;

@@ -25,10 +25,10 @@ export interface BenchDaemon {
   stop(): Promise<void>;
 }
 
-export async function startBenchDaemon(dir: string): Promise<BenchDaemon> {
+export async function startBenchDaemon(dir: string, opts: { transcripts?: boolean } = {}): Promise<BenchDaemon> {
   const stateDir = fs.mkdtempSync(path.join(dir, 'state-'));
   const token = crypto.randomBytes(16).toString('hex');
-  const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, logger: false });
+  const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, logger: false, transcripts: opts.transcripts });
   const client = new TermhostClient({ address: daemon.address, token });
   return {
     daemon,
