@@ -1,4 +1,7 @@
-/** Every size and time the runtime bounds, in one place, with the unit in the name. */
+/**
+ * Every size and time the runtime itself bounds, with the unit in the name. Bounds on what a request may ask for
+ * (dimensions 1..1000, waits up to 60 s, scrollback up to 100,000 lines) live in the request schemas (protocol/).
+ */
 export const Limits = {
   /** Output kept per session for clients that resume by sequence number. */
   replayRingBytes: 512 * 1024,
@@ -12,12 +15,6 @@ export const Limits = {
   exitDrainQuietMs: 25,
   /** Upper bound on the drain after exit, for a background process that keeps the PTY busy. */
   exitDrainMaxMs: 2000,
-  /** Longest single wait request. */
-  waitMaxMs: 60_000,
-  /** Largest terminal dimension accepted anywhere. */
-  maxDimension: 1000,
   /** Scrollback lines kept by the emulator when a spec does not say. */
   defaultScrollbackLines: 1000,
-  /** The most scrollback a session may ask for. */
-  maxScrollbackLines: 100_000,
 } as const;
