@@ -16,6 +16,16 @@ export function clientFrom(parsed: Parsed): TermhostClient {
   return new TermhostClient({ address, token });
 }
 
+/** Run `fn` with a client for this command's flags, and release the client's sockets however it ends. */
+export async function withClient<T>(parsed: Parsed, fn: (client: TermhostClient) => Promise<T>): Promise<T> {
+  const client = clientFrom(parsed);
+  try {
+    return await fn(client);
+  } finally {
+    client.close();
+  }
+}
+
 export const stdio: Io = {
   out: (s) => process.stdout.write(s),
   err: (s) => process.stderr.write(s),

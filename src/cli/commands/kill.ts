@@ -1,6 +1,6 @@
 /** termhost kill ID [--signal SIG]: end the process group (escalating to KILL after 3 s) and delete the session. */
 import { parseArgs, UsageError } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import { signalName } from './signal.js';
 import type { Command } from './types.js';
 
@@ -12,13 +12,10 @@ export const kill: Command = {
     const parsed = parseArgs(argv, { signal: 'string' });
     const [id] = parsed.positional;
     if (!id) throw new UsageError('kill needs a session id');
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       await client.deleteSession(id, parsed.flags.signal ? signalName(parsed.flags.signal as string) : undefined);
       void io;
       return 0;
-    } finally {
-      client.close();
-    }
+    });
   },
 };

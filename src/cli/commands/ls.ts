@@ -1,6 +1,6 @@
 /** termhost ls: one line per session. */
 import { pairs, parseArgs } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 export const ls: Command = {
@@ -9,8 +9,7 @@ export const ls: Command = {
   summary: 'list sessions',
   async run(argv, io) {
     const parsed = parseArgs(argv, { label: 'multi', json: 'boolean' });
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       const sessions = await client.listSessions(pairs(parsed.flags.label as string[] | undefined, 'label'));
       if (parsed.flags.json) {
         io.out(`${JSON.stringify(sessions, null, 2)}\n`);
@@ -22,8 +21,6 @@ export const ls: Command = {
         io.out(`${s.id}\t${s.pid}\t${s.cols}x${s.rows}\t${state}\t${s.command.join(' ')}${labels ? `\t${labels}` : ''}\n`);
       }
       return 0;
-    } finally {
-      client.close();
-    }
+    });
   },
 };

@@ -1,7 +1,7 @@
 /** termhost mouse ID TYPE X,Y */
 import type { MouseRequest } from '../../protocol/http.js';
 import { parseArgs, UsageError } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 const TYPES = ['press', 'release', 'click', 'move', 'drag', 'scroll'];
@@ -24,13 +24,10 @@ export const mouse: Command = {
       button: parsed.flags.button as string | undefined,
       modifiers: parsed.flags.mod ? String(parsed.flags.mod).split(',').filter(Boolean) : undefined,
     } as MouseRequest;
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       await client.mouse(id, event);
       void io;
       return 0;
-    } finally {
-      client.close();
-    }
+    });
   },
 };

@@ -1,6 +1,6 @@
 /** termhost new: start a session and print its id. */
 import { intFlag, pairs, parseArgs } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 export const newSession: Command = {
@@ -10,8 +10,7 @@ export const newSession: Command = {
   async run(argv, io) {
     const parsed = parseArgs(argv, { cols: 'string', rows: 'string', cwd: 'string', env: 'multi', label: 'multi', term: 'string' }, 0);
     const f = parsed.flags;
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       const info = await client.createSession({
         command: parsed.positional.length > 0 ? parsed.positional : undefined,
         cols: intFlag(f.cols, 'cols'),
@@ -23,8 +22,6 @@ export const newSession: Command = {
       });
       io.out(`${info.id}\n`);
       return 0;
-    } finally {
-      client.close();
-    }
+    });
   },
 };

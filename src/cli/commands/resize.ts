@@ -1,6 +1,6 @@
 /** termhost resize ID WxH */
 import { parseArgs, UsageError } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 export const resize: Command = {
@@ -12,13 +12,10 @@ export const resize: Command = {
     const [id, size] = parsed.positional;
     const m = /^(\d+)x(\d+)$/.exec(size ?? '');
     if (!id || !m) throw new UsageError('resize needs a session id and a size such as 120x40');
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       const info = await client.resize(id, Number(m[1]), Number(m[2]));
       io.out(`${info.cols}x${info.rows}\n`);
       return 0;
-    } finally {
-      client.close();
-    }
+    });
   },
 };

@@ -1,6 +1,6 @@
 /** termhost screen: the screen as text, as JSON, or as styled ANSI. */
 import { parseArgs, UsageError } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 export const screen: Command = {
@@ -11,8 +11,7 @@ export const screen: Command = {
     const parsed = parseArgs(argv, { json: 'boolean', raw: 'boolean' });
     const [id] = parsed.positional;
     if (!id) throw new UsageError('screen needs a session id');
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       const s = await client.screen(id, { raw: parsed.flags.raw === true });
       if (parsed.flags.json) io.out(`${JSON.stringify(s, null, 2)}\n`);
       else if (parsed.flags.raw) io.out(`${s.raw ?? ''}\x1b[0m\n`);
@@ -22,8 +21,6 @@ export const screen: Command = {
         io.out(lines.length ? `${lines.join('\n')}\n` : '');
       }
       return 0;
-    } finally {
-      client.close();
-    }
+    });
   },
 };

@@ -1,6 +1,6 @@
 /** termhost scrollback: lines that scrolled off the top. */
 import { intFlag, parseArgs, UsageError } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 export const scrollback: Command = {
@@ -11,13 +11,10 @@ export const scrollback: Command = {
     const parsed = parseArgs(argv, { n: 'string' });
     const [id] = parsed.positional;
     if (!id) throw new UsageError('scrollback needs a session id');
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       const r = await client.scrollback(id, intFlag(parsed.flags.n, 'n'));
       io.out(r.lines.map((l) => `${l}\n`).join(''));
       return 0;
-    } finally {
-      client.close();
-    }
+    });
   },
 };

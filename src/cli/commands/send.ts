@@ -2,7 +2,7 @@
 import { isKeyName } from '../../core/index.js';
 import type { InputItem } from '../../protocol/http.js';
 import { parseArgs, UsageError } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 /** Single characters are valid key names too, but as text they mean the same bytes; only names need telling apart. */
@@ -24,13 +24,10 @@ export const send: Command = {
     const parsed = parseArgs(argv, { l: 'boolean' }, 1);
     const [id, ...rest] = parsed.positional;
     if (!id || rest.length === 0) throw new UsageError('send needs a session id and at least one argument');
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       const r = await client.input(id, toInputItems(rest, parsed.flags.l === true));
       void io;
       return r.written === rest.length ? 0 : 1;
-    } finally {
-      client.close();
-    }
+    });
   },
 };

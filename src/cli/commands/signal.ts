@@ -1,7 +1,7 @@
 /** termhost signal ID SIG */
 import { SIGNALS } from '../../core/index.js';
 import { parseArgs, UsageError } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 export function signalName(s: string | undefined): string {
@@ -18,13 +18,10 @@ export const signal: Command = {
     const parsed = parseArgs(argv, {});
     const [id, sig] = parsed.positional;
     if (!id) throw new UsageError('signal needs a session id and a signal');
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       await client.signal(id, signalName(sig));
       void io;
       return 0;
-    } finally {
-      client.close();
-    }
+    });
   },
 };

@@ -5,7 +5,7 @@
 import { defaultStateDir, loadOrCreateToken } from '../../config.js';
 import { ROLE_ORDER } from '../../core/index.js';
 import { parseArgs, UsageError } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 export const token: Command = {
@@ -19,8 +19,7 @@ export const token: Command = {
       io.out(`${loadOrCreateToken((parsed.flags['state-dir'] as string | undefined) ?? defaultStateDir())}\n`);
       return 0;
     }
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       if (sub === 'create') {
         const name = parsed.flags.name as string | undefined;
         const role = parsed.flags.role as string | undefined;
@@ -42,8 +41,6 @@ export const token: Command = {
         return 0;
       }
       throw new UsageError(`unknown token subcommand "${sub}"`);
-    } finally {
-      client.close();
-    }
+    });
   },
 };

@@ -1,6 +1,6 @@
 /** termhost transcript: print a session's stored (redacted) output, or write it as an asciicast v2 file. */
 import { parseArgs, UsageError } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 export const transcript: Command = {
@@ -11,8 +11,7 @@ export const transcript: Command = {
     const parsed = parseArgs(argv, { cast: 'boolean' });
     const [id] = parsed.positional;
     if (!id) throw new UsageError('transcript needs a session id');
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       if (parsed.flags.cast) {
         io.out(await client.transcriptCast(id));
         return 0;
@@ -23,8 +22,6 @@ export const transcript: Command = {
         if (!page.has_more || page.last_seq === null) return 0;
         from = page.last_seq + 1;
       }
-    } finally {
-      client.close();
-    }
+    });
   },
 };

@@ -1,6 +1,6 @@
 /** termhost wait: block until text, a regex, quiet output or exit; exit status 0 when matched, 1 on timeout. */
 import { intFlag, parseArgs, UsageError } from '../args.js';
-import { clientFrom } from '../context.js';
+import { withClient } from '../context.js';
 import type { Command } from './types.js';
 
 export const wait: Command = {
@@ -15,8 +15,7 @@ export const wait: Command = {
     if (f.text === undefined && f.regex === undefined && f.quiet === undefined && !f.exit) {
       throw new UsageError('wait needs at least one of --text, --regex, --quiet, --exit');
     }
-    const client = clientFrom(parsed);
-    try {
+    return withClient(parsed, async (client) => {
       const r = await client.wait(id, {
         text: f.text as string | undefined,
         regex: f.regex as string | undefined,
@@ -30,8 +29,6 @@ export const wait: Command = {
         io.out(`${r.matched ? 'matched' : 'not matched'}: ${r.reason}${exitNote}\n`);
       }
       return r.matched ? 0 : 1;
-    } finally {
-      client.close();
-    }
+    });
   },
 };
