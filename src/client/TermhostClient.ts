@@ -14,16 +14,23 @@ import type {
   InputItem,
   MouseRequest,
   Screen,
+  ScreenChanges,
   SessionInfo,
+  SessionRecordSchema,
   WaitRequest,
   WaitResult,
 } from '../protocol/http.js';
+import { AttachClient, type AttachOptions } from './AttachClient.js';
+import { EventStream } from './EventStream.js';
 
 export type Lease = Static<typeof LeaseSchema>;
 export type SecretState = Static<typeof SecretStateSchema>;
 export type TokenInfo = Static<typeof TokenInfoSchema>;
 export type AttachToken = Static<typeof AttachTokenSchema>;
 export type TranscriptPage = Static<typeof TranscriptPageSchema>;
+export type SessionRecord = Static<typeof SessionRecordSchema>;
+export type { Screen, ScreenChanges, SessionInfo, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest };
+export type { RuntimeEvent } from '../protocol/events.js';
 
 export class TermhostError extends Error {
   constructor(
@@ -85,12 +92,21 @@ export class TermhostClient {
     return (await this.request<{ sessions: SessionInfo[] }>('GET', `/v1/sessions${q ? `?${q}` : ''}`)).sessions;
   }
 
+  /** Live sessions and the stored records of ended ones (records have `live: false`). */
+  async listAllSessions(labels: Record<string, string> = {}): Promise<Array<SessionInfo | SessionRecord>> {
+    const q = Object.entries(labels).map(([k, v]) => `&label=${encodeURIComponent(`${k}=${v}`)}`).join('');
+    return (await this.request<{ sessions: Array<SessionInfo | SessionRecord> }>('GET', `/v1/sessions?include=ended${q}`)).sessions;
+  }
+
+  /** A live session, or the stored record of one that is gone. */
   getSession(id: string): Promise<SessionInfo> {
     return this.request('GET', `/v1/sessions/${enc(id)}`);
   }
 
-  async deleteSession(id: string, signal?: string): Promise<void> {
-    await this.request('DELETE', `/v1/sessions/${enc(id)}${signal ? `?signal=${enc(signal)}` : ''}`);
+  /** Kill (with `signal`, default HUP) and free a session; `purge` also deletes its record and transcript. */
+  async deleteSession(id: string, signal?: string, opts: { purge?: boolean } = {}): Promise<void> {
+    const q = [signal ? `signal=${enc(signal)}` : '', opts.purge ? 'purge=true' : ''].filter(Boolean).join('&');
+    await this.request('DELETE', `/v1/sessions/${enc(id)}${q ? `?${q}` : ''}`);
   }
 
   signal(id: string, signal: string): Promise<SessionInfo> {
@@ -109,8 +125,18 @@ export class TermhostClient {
     return this.request('POST', `/v1/sessions/${enc(id)}/mouse`, event);
   }
 
-  screen(id: string, opts: { raw?: boolean } = {}): Promise<Screen> {
-    return this.request('GET', `/v1/sessions/${enc(id)}/screen${opts.raw ? '?format=raw' : ''}`);
+  screen(id: string, opts: { raw?: boolean; highlights?: boolean } = {}): Promise<Screen> {
+    const q = [opts.raw ? 'format=raw' : '', opts.highlights ? 'highlights=true' : ''].filter(Boolean).join('&');
+    return this.request('GET', `/v1/sessions/${enc(id)}/screen${q ? `?${q}` : ''}`);
+  }
+
+  /**
+   * What changed since the screen served at `sinceSeq` (any earlier screen, wait or changes answer gives a seq).
+   * With `waitMs`, an unchanged screen is awaited up to that long (a long poll).
+   */
+  screenChanges(id: string, sinceSeq: number, opts: { waitMs?: number; highlights?: boolean } = {}): Promise<ScreenChanges> {
+    const q = [`since_seq=${sinceSeq}`, opts.waitMs ? `wait_ms=${opts.waitMs}` : '', opts.highlights ? 'highlights=true' : ''].filter(Boolean).join('&');
+    return this.request('GET', `/v1/sessions/${enc(id)}/screen?${q}`);
   }
 
   scrollback(id: string, lines?: number): Promise<{ lines: string[]; total: number }> {
@@ -174,6 +200,33 @@ export class TermhostClient {
 
   openapi(): Promise<Record<string, unknown>> {
     return this.request('GET', '/openapi.json');
+  }
+
+  /** The index of the wire types' JSON Schemas, and one schema by name. */
+  schemaIndex(): Promise<{ schemas: Array<{ name: string; url: string; description: string }> }> {
+    return this.request('GET', '/schemas/index.json');
+  }
+
+  schema(name: string): Promise<Record<string, unknown>> {
+    return this.request('GET', `/schemas/${enc(name)}.json`);
+  }
+
+  /**
+   * The runtime's events as an async iterator that reconnects by itself and resumes with Last-Event-ID, so no event
+   * is missed or repeated across a dropped connection. Call `close()` (or break out of the loop) to stop.
+   */
+  events(opts: { session?: string; lastEventId?: number } = {}): EventStream {
+    return new EventStream({ address: this.address, token: this.token, ...opts });
+  }
+
+  /**
+   * Attach to a session's live stream: mints a short-lived attach token with this client's credential, opens the
+   * socket and authenticates. Iterate the result for frames; `sendStdin`/`sendResize` as a driver.
+   */
+  async attach(id: string, opts: { role?: 'viewer' | 'driver' } & Omit<AttachOptions, 'address' | 'session' | 'token' | 'role' | 'bearer'> = {}): Promise<AttachClient> {
+    const role = opts.role ?? 'viewer';
+    const { token } = await this.mintAttachToken(id, role);
+    return new AttachClient({ ...opts, address: this.address, session: id, token, role });
   }
 
   /** One JSON request; non-2xx answers become a TermhostError carrying the server's code. */

@@ -5,6 +5,8 @@ export { SessionManager, type SessionSpec, type SessionManagerOptions } from './
 export { Session, type ExitReason, type ResolvedSpec, type AttachedClient, type ClientRole, type InputSource } from './session/Session.js';
 export { repaint, renderFrame } from './snapshot/render.js';
 export { styledRows, spansToAnsi, highlightsOf, type Span, type Highlight } from './snapshot/styled.js';
+export { changesSince, type ChangesOptions } from './session/changes.js';
+export { diffScreens } from './snapshot/diff.js';
 export { waitFor, compileWaitRegex, type WaitCondition, type WaitOutcome } from './session/wait.js';
 export { encodeInput, type InputItem } from './input/batch.js';
 export { encodeKey, isKeyName } from './input/keys.js';

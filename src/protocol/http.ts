@@ -28,6 +28,16 @@ export const ModesSchema = Type.Object(
   { description: "The application's live DEC modes, as the emulator tracks them." },
 );
 
+export const HighlightSchema = Type.Object(
+  {
+    row: Type.Integer({ minimum: 0 }),
+    col: Type.Integer({ minimum: 0, description: 'Terminal column where the run starts.' }),
+    len: Type.Integer({ minimum: 1, description: 'Width of the run in terminal columns.' }),
+    text: Type.String(),
+  },
+  { description: 'A run of cells drawn in inverse video: how most TUIs mark the selected item.' },
+);
+
 export const ScreenSchema = Type.Object(
   {
     seq: Type.Integer({ description: 'Output byte offset this screen reflects.' }),
@@ -44,10 +54,43 @@ export const ScreenSchema = Type.Object(
     exit_reason: Type.Union([StringEnum(['completed', 'crashed', 'closed']), Type.Null()]),
     last_output_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     raw: Type.Optional(Type.String({ description: 'Styled ANSI that repaints this screen (format=raw only).' })),
+    highlights: Type.Optional(Type.Array(HighlightSchema, { description: 'Runs drawn in inverse video (highlights=true only).' })),
   },
   {},
 );
 export type Screen = Static<typeof ScreenSchema>;
+
+/**
+ * What changed since an earlier read: only the rows whose text differs, plus the cursor, modes and process state.
+ * `full` means the earlier screen is unknown (too old, from before a resize, or never served) and `lines` holds the
+ * whole screen instead of `changes`.
+ */
+export const ScreenChangesSchema = Type.Object(
+  {
+    seq: Type.Integer({ description: 'Output byte offset this answer reflects; pass it as since_seq next time.' }),
+    since_seq: Type.Integer({ description: 'The since_seq the client asked about.' }),
+    changed: Type.Boolean({ description: 'False when nothing visible changed: no row, cursor, mode, title or exit state.' }),
+    full: Type.Boolean({ description: 'True when the earlier screen was unknown and `lines` holds the whole screen.' }),
+    changes: Type.Optional(
+      Type.Array(Type.Object({ row: Type.Integer({ minimum: 0 }), text: Type.String() }), { description: 'Changed rows (full=false only).' }),
+    ),
+    lines: Type.Optional(Type.Array(Type.String(), { description: 'The whole screen (full=true only).' })),
+    cols: Type.Integer(),
+    rows: Type.Integer(),
+    cursor: Type.Object({ x: Type.Integer(), y: Type.Integer(), visible: Type.Boolean() }),
+    alt_screen: Type.Boolean(),
+    title: Type.String(),
+    modes: ModesSchema,
+    exited: Type.Boolean(),
+    exit_code: Type.Union([Type.Integer(), Type.Null()]),
+    exit_signal: Type.Union([Type.String(), Type.Null()]),
+    exit_reason: Type.Union([StringEnum(['completed', 'crashed', 'closed']), Type.Null()]),
+    last_output_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    highlights: Type.Optional(Type.Array(HighlightSchema)),
+  },
+  {},
+);
+export type ScreenChanges = Static<typeof ScreenChangesSchema>;
 export type Modes = Static<typeof ModesSchema>;
 
 const Labels = Type.Record(Type.String(), Type.String({ maxLength: 1024 }), {
@@ -170,6 +213,13 @@ export const WaitBody = Type.Object(
       Type.String({ minLength: 1, maxLength: 4096, description: 'JavaScript regex, multiline, against lines joined by \\n.' }),
     ),
     quiet_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 60000, description: 'No output bytes for this long.' })),
+    stable_ms: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 60000,
+        description: 'The screen text stayed the same for this long, even if bytes kept arriving (a redraw of the same text).',
+      }),
+    ),
     exit: Type.Optional(Type.Boolean({ description: 'Matched when the process has exited.' })),
     timeout_ms: Type.Integer({ minimum: 0, maximum: 60000 }),
   },
@@ -180,7 +230,9 @@ export type WaitRequest = Static<typeof WaitBody>;
 export const WaitResultSchema = Type.Object(
   {
     matched: Type.Boolean(),
-    reason: StringEnum(['text', 'regex', 'quiet', 'exit', 'timeout']),
+    reason: StringEnum(['text', 'regex', 'quiet', 'stable', 'exit', 'timeout']),
+    exit_code: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'Present when the wait ended because the process exited.' })),
+    exit_signal: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Present when the wait ended because the process exited.' })),
     screen: ScreenSchema,
   },
   {},

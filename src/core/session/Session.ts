@@ -13,6 +13,7 @@ import { SessionControl, type ControlOptions } from '../control/SessionControl.j
 import { Emulator } from '../emulator/Emulator.js';
 import { TermError, fail, ok, type Result } from '../errors.js';
 import { Emitter } from '../events/Emitter.js';
+import { encodeInput, type InputItem } from '../input/batch.js';
 import { encodeMouse, type MouseEvent } from '../input/mouse.js';
 import { Limits } from '../limits.js';
 import type { PtyExit, PtyProcess, Signal } from '../pty/PtyProcess.js';
@@ -20,6 +21,9 @@ import { scrollbackLines, snapshotScreen } from '../snapshot/screen.js';
 import { Audience, type AttachedClient, type ClientRole } from './Audience.js';
 import type { ExitReason, InputSource, ResolvedSpec, SessionEvents } from './types.js';
 import { OutputRing } from './OutputRing.js';
+import { ScreenHistory } from './ScreenHistory.js';
+import { changesSince, type ChangesOptions } from './changes.js';
+import { compileWaitRegex, waitFor, type WaitCondition, type WaitOutcome } from './wait.js';
 
 export type { AttachedClient, ClientRole, ExitReason, InputSource, ResolvedSpec, SessionEvents };
 
@@ -29,6 +33,8 @@ export class Session {
   readonly ring = new OutputRing(Limits.replayRingBytes);
   readonly createdAt = new Date();
   readonly control: SessionControl;
+  /** Screens served to clients, for "what changed since seq N". */
+  readonly history = new ScreenHistory();
   private readonly audience: Audience;
   private seqBytes = 0;
   /** Epoch ms of the last output byte; a number, not a Date, because it is set for every PTY read. */
@@ -178,13 +184,23 @@ export class Session {
   }
 
   /** The screen with everything received so far parsed. Callers check `readable()` first. */
-  async screen(withRaw = false): Promise<Screen> {
+  async screen(withRaw = false, withHighlights = false): Promise<Screen> {
     await this.emulator.whenParsed();
-    return this.screenNow(withRaw);
+    return this.screenNow(withRaw, withHighlights);
   }
 
-  /** The screen as parsed right now; callers that need every received byte reflected use `screen()`. */
-  screenNow(withRaw = false): Screen {
+  /**
+   * The screen as parsed right now, remembered as served at its seq; callers that need every received byte reflected
+   * use `screen()`.
+   */
+  screenNow(withRaw = false, withHighlights = false): Screen {
+    const screen = this.peekScreen(withRaw, withHighlights);
+    this.history.remember(screen);
+    return screen;
+  }
+
+  /** The screen as parsed right now, not remembered: for looking without serving. */
+  peekScreen(withRaw = false, withHighlights = false): Screen {
     if (this.secretActive) throw new TermError('secret_input_active', 'the screen is hidden while a secret-input window is open');
     const e = this.exitState?.exit;
     return snapshotScreen(
@@ -198,6 +214,7 @@ export class Session {
         last_output_at: this.lastOutputAt?.toISOString() ?? null,
       },
       withRaw,
+      withHighlights,
     );
   }
 
@@ -216,6 +233,30 @@ export class Session {
       this.events.emit('inputAccepted', actor, source);
     } else this.events.emit('inputRejected', actor, source, result.error.code);
     return result;
+  }
+
+  /**
+   * Text, key names, pastes and raw bytes, encoded for the application's current modes and written as one
+   * contiguous write; the whole batch is refused if any item is invalid. Returns the number of items written.
+   */
+  send(actor: Actor, items: readonly InputItem[], opts: { leaseId?: string; source?: InputSource } = {}): Result<number> {
+    const modes = this.emulator.modes;
+    const bytes = encodeInput(items, { appCursorKeys: modes.app_cursor_keys, bracketedPaste: modes.bracketed_paste });
+    if (!bytes.ok) return bytes;
+    const written = this.input(actor, bytes.value, opts);
+    return written.ok ? ok(items.length) : written;
+  }
+
+  /** Wait for text, a regex, quiet, a stable screen or exit; see waitFor. */
+  async wait(cond: WaitCondition, signal?: AbortSignal): Promise<Result<WaitOutcome>> {
+    const regex = cond.regex === undefined ? undefined : compileWaitRegex(cond.regex);
+    if (regex && !regex.ok) return regex;
+    return waitFor(this, cond, regex?.value, signal);
+  }
+
+  /** What changed since the screen served at `sinceSeq`, optionally waiting for a change; see changesSince. */
+  changesSince(sinceSeq: number, opts: ChangesOptions = {}): ReturnType<typeof changesSince> {
+    return changesSince(this, sinceSeq, opts);
   }
 
   private tryInput(actor: Actor, bytes: Buffer, leaseId?: string): Result<number> {
@@ -281,6 +322,7 @@ export class Session {
   resize(cols: number, rows: number): void {
     if (cols === this.cols && rows === this.rows) return;
     this.emulator.resize(cols, rows);
+    this.history.clear();
     this.pty.resize(cols, rows);
     this.events.emit('resized', cols, rows);
   }

@@ -1,7 +1,8 @@
 /**
- * Event-driven waits on a session: the screen contains text, matches a regex, has been quiet, or the process
- * exited. Conditions are re-checked when the emulator reports parsed output (coalesced to one check per event-loop
- * turn), when the process exits, and when the quiet timer fires; nothing polls.
+ * Event-driven waits on a session: the screen contains text, matches a regex, has been quiet (no bytes), has been
+ * stable (same text, whatever bytes arrive), or the process exited. Conditions are re-checked when the emulator
+ * reports parsed output (coalesced to one check per event-loop turn), when the process exits, and when the quiet or
+ * stable timer fires; nothing polls.
  */
 import type { Screen } from '../../protocol/http.js';
 import { TermError, fail, ok, type Result } from '../errors.js';
@@ -12,15 +13,19 @@ export interface WaitCondition {
   text?: string;
   regex?: string;
   quiet_ms?: number;
+  stable_ms?: number;
   exit?: boolean;
   timeout_ms: number;
 }
 
-export type WaitReason = 'text' | 'regex' | 'quiet' | 'exit' | 'timeout';
+export type WaitReason = 'text' | 'regex' | 'quiet' | 'stable' | 'exit' | 'timeout';
 
 export interface WaitOutcome {
   matched: boolean;
   reason: WaitReason;
+  /** Present when the wait ended because the process exited. */
+  exit_code?: number | null;
+  exit_signal?: string | null;
   screen: Screen;
 }
 
@@ -50,7 +55,11 @@ export function waitFor(session: Session, cond: WaitCondition, regex?: RegExp, s
       for (const c of cleanups) c();
       void session.emulator.whenParsed().then(() => {
         const now = session.readable();
-        resolve(now.ok ? ok({ matched, reason, screen: session.screenNow() }) : now);
+        if (!now.ok) return resolve(now);
+        const screen = session.screenNow();
+        const outcome: WaitOutcome = { matched, reason, screen };
+        if (reason === 'exit') Object.assign(outcome, { exit_code: screen.exit_code, exit_signal: screen.exit_signal });
+        resolve(ok(outcome));
       });
     };
 
@@ -62,9 +71,23 @@ export function waitFor(session: Session, cond: WaitCondition, regex?: RegExp, s
       return undefined;
     };
 
+    // Stability is measured from the start of the wait at the earliest: the text must be seen unchanged that long.
+    let stableText: string | undefined;
+    let stableTimer: NodeJS.Timeout | undefined;
+    const trackStable = () => {
+      if (cond.stable_ms === undefined) return;
+      const text = screenLines(session.emulator).join('\n');
+      if (text === stableText && stableTimer) return;
+      stableText = text;
+      if (stableTimer) clearTimeout(stableTimer);
+      stableTimer = setTimeout(() => finish(true, 'stable'), cond.stable_ms);
+    };
+    cleanups.push(() => stableTimer && clearTimeout(stableTimer));
+
     const check = () => {
       checkQueued = false;
       if (done) return;
+      trackStable();
       const hit = matchScreen();
       if (hit) return finish(true, hit);
       if (cond.exit && session.exited) return finish(true, 'exit');

@@ -3,6 +3,7 @@
  */
 import type { Screen } from '../../protocol/http.js';
 import type { Emulator } from '../emulator/Emulator.js';
+import { highlightsOf } from './styled.js';
 
 export interface ProcessState {
   seq: number;
@@ -39,7 +40,7 @@ export function screenLines(emu: Emulator): string[] {
   return lines.slice();
 }
 
-export function snapshotScreen(emu: Emulator, proc: ProcessState, withRaw = false): Screen {
+export function snapshotScreen(emu: Emulator, proc: ProcessState, withRaw = false, withHighlights = false): Screen {
   const buf = emu.term.buffer.active;
   const screen: Screen = {
     seq: proc.seq,
@@ -57,6 +58,7 @@ export function snapshotScreen(emu: Emulator, proc: ProcessState, withRaw = fals
     last_output_at: proc.last_output_at,
   };
   if (withRaw) screen.raw = emu.styledAnsi();
+  if (withHighlights) screen.highlights = highlightsOf(emu);
   return screen;
 }
 

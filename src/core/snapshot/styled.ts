@@ -129,20 +129,39 @@ export function spansToAnsi(spans: Span[]): string {
 /** Runs drawn in inverse video, with their row and column span: how most TUIs show the selected item. */
 export interface Highlight {
   row: number;
+  /** Terminal column of the run's first cell. */
   col: number;
+  /** Width in terminal columns (a wide character counts two). */
   len: number;
   text: string;
 }
 
-export function highlightsOf(rows: Span[][]): Highlight[] {
+/** Inverse-video runs of the visible screen, read from the cells so wide characters keep their true columns. */
+export function highlightsOf(emu: Emulator): Highlight[] {
+  const buf = emu.term.buffer.active;
+  const cols = emu.term.cols;
   const out: Highlight[] = [];
-  rows.forEach((spans, row) => {
-    let col = 0;
-    for (const s of spans) {
-      const len = [...s.text].length;
-      if (s.inverse && s.text.trim() !== '') out.push({ row, col, len, text: s.text });
-      col += len;
+  let cell: Cell | undefined;
+  for (let row = 0; row < emu.term.rows; row++) {
+    const line = buf.getLine(buf.baseY + row);
+    if (!line) continue;
+    let start = -1;
+    let text = '';
+    const close = (end: number) => {
+      if (start >= 0 && text.trim() !== '') out.push({ row, col: start, len: end - start, text });
+      start = -1;
+      text = '';
+    };
+    for (let x = 0; x < cols; x++) {
+      cell = line.getCell(x, cell);
+      if (!cell) break;
+      if (cell.getWidth() === 0) continue; // the right half of a wide character: part of the run already
+      if (cell.isInverse()) {
+        if (start < 0) start = x;
+        text += cell.getChars() || ' ';
+      } else close(x);
     }
-  });
+    close(cols);
+  }
   return out;
 }

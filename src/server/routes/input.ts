@@ -1,7 +1,6 @@
 /** Keyboard-side input (text, keys, paste, raw) and mouse events, encoded for the application's live modes. */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { encodeInput } from '../../core/index.js';
 import { InputBody, ModesSchema, MouseBody, SessionIdParams, ErrorSchema } from '../../protocol/http.js';
 import { actorOf } from '../auth.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
@@ -23,11 +22,7 @@ export async function inputRoutes(app: FastifyInstance, deps: RouteDeps): Promis
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
       const { input, lease_id } = req.body as Static<typeof InputBody>;
-      const modes = session.emulator.modes;
-      const bytes = unwrap(encodeInput(input, { appCursorKeys: modes.app_cursor_keys, bracketedPaste: modes.bracketed_paste }));
-      unwrap(session.input(actorOf(req), bytes, { leaseId: lease_id, source: 'api' }));
-      req.log.debug({ session: session.id, bytes: bytes.length }, 'pty.write');
-      return { written: input.length };
+      return { written: unwrap(session.send(actorOf(req), input, { leaseId: lease_id, source: 'api' })) };
     },
   );
 

@@ -1,12 +1,22 @@
 /** Reading what a person would see: the screen and the scrollback above it. */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { ScreenSchema, ScrollbackSchema, SessionIdParams } from '../../protocol/http.js';
+import { changesSince } from '../../core/index.js';
+import { ScreenChangesSchema, ScreenSchema, ScrollbackSchema, SessionIdParams } from '../../protocol/http.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
 const ScreenQuery = Type.Object(
-  { format: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('raw')], { description: 'raw adds styled ANSI' })) },
+  {
+    format: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('raw')], { description: 'raw adds styled ANSI' })),
+    highlights: Type.Optional(Type.Boolean({ description: 'Add the runs drawn in inverse video (selected items).' })),
+    since_seq: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Answer only what changed since the screen served at this seq (ScreenChanges).' }),
+    ),
+    wait_ms: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 60000, description: 'With since_seq: when nothing changed yet, wait this long for a change.' }),
+    ),
+  },
   { additionalProperties: false },
 );
 const ScrollbackQuery = Type.Object(
@@ -19,16 +29,32 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
     '/v1/sessions/:id/screen',
     {
       schema: {
-        summary: 'The rendered screen: text lines, cursor, modes, exit state',
+        summary: 'The rendered screen: text lines, cursor, modes, exit state; or, with since_seq, only what changed',
+        description:
+          'Without since_seq the answer is a Screen. With since_seq=N it is a ScreenChanges: the rows that changed since ' +
+          'the screen served at seq N, or the full screen (full=true) when that screen is no longer known.',
         params: SessionIdParams,
         querystring: ScreenQuery,
-        response: { 200: ScreenSchema, ...errors(400, 404, 423) },
+        // ScreenChanges first: serialization picks the first schema the answer fits, and every Screen field fits Screen.
+        // ScreenChanges first: the serializer uses the first schema an answer fits, and a full-screen ScreenChanges
+        // would also fit Screen (losing since_seq, changed and full).
+        response: { 200: Type.Union([ScreenChangesSchema, ScreenSchema]), ...errors(400, 404, 423) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
+      const q = req.query as Static<typeof ScreenQuery>;
       unwrap(session.readable());
-      return session.screen((req.query as Static<typeof ScreenQuery>).format === 'raw');
+      if (q.since_seq === undefined) return session.screen(q.format === 'raw', q.highlights ?? false);
+      // A client that hangs up ends its long poll, so abandoned polls hold no timers or listeners.
+      const abort = new AbortController();
+      const onClose = () => abort.abort();
+      reply.raw.once('close', onClose);
+      try {
+        return unwrap(await changesSince(session, q.since_seq, { waitMs: q.wait_ms, highlights: q.highlights, signal: abort.signal }));
+      } finally {
+        reply.raw.off('close', onClose);
+      }
     },
   );
 

@@ -1,0 +1,180 @@
+/**
+ * The runtime's event stream (GET /v1/events) as an async iterator that survives disconnects: after a dropped
+ * connection it reconnects with `Last-Event-ID` set to the last event it yielded, so the consumer sees every event
+ * once, in order. When the daemon no longer has those events, a `reset` event says so before the stream goes on.
+ * Refusals (401, 403, 400) end the iterator with a TermhostError instead of retrying forever.
+ */
+import http from 'node:http';
+import type { RuntimeEvent } from '../protocol/events.js';
+import { TermhostError, type Address } from './TermhostClient.js';
+
+export interface EventStreamOptions {
+  address: Address;
+  token?: string;
+  /** Only this session's events. */
+  session?: string;
+  /** Resume after this event id (as if the last one yielded was it). */
+  lastEventId?: number;
+  /** Reconnect delays grow from the first to the last, doubling. */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+}
+
+/** Events parsed but not yet taken by the consumer; past this the connection pauses until the consumer catches up. */
+const MAX_QUEUED_EVENTS = 10_000;
+
+export class EventStream implements AsyncIterable<RuntimeEvent> {
+  /** Id of the last event yielded; a reconnect resumes after it. */
+  lastEventId: number | undefined;
+  /** Number of times the stream reconnected after a drop. */
+  reconnects = 0;
+  private readonly queue: RuntimeEvent[] = [];
+  private waiting: { resolve: (r: IteratorResult<RuntimeEvent>) => void; reject: (e: unknown) => void } | undefined;
+  private failure: TermhostError | undefined;
+  private closed = false;
+  private req: http.ClientRequest | undefined;
+  private res: http.IncomingMessage | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private delayMs: number;
+
+  constructor(private readonly opts: EventStreamOptions) {
+    this.lastEventId = opts.lastEventId;
+    this.delayMs = opts.retryMinMs ?? 250;
+    this.connect();
+  }
+
+  /** Stop: the iterator ends after the events already queued. */
+  close(): void {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.req?.destroy();
+    this.wake();
+  }
+
+  /** Drop the current connection as a network failure would; the stream reconnects and resumes. For tests. */
+  dropConnection(): void {
+    this.req?.destroy();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<RuntimeEvent> {
+    return {
+      next: () => {
+        const item = this.queue.shift();
+        if (item) {
+          this.lastEventId = item.id > 0 ? item.id : this.lastEventId;
+          if (this.queue.length < MAX_QUEUED_EVENTS / 2) this.res?.resume();
+          return Promise.resolve({ value: item, done: false });
+        }
+        if (this.failure) return Promise.reject(this.failure);
+        if (this.closed) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
+      },
+      return: () => {
+        this.close();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+
+  private connect(): void {
+    if (this.closed) return;
+    const a = this.opts.address;
+    const target = a.kind === 'unix' ? { socketPath: a.path } : { host: a.host, port: a.port };
+    const headers: http.OutgoingHttpHeaders = { host: 'localhost', accept: 'text/event-stream' };
+    if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
+    // Resume from what was queued, not only from what was yielded: queued events are not fetched twice.
+    const resumeFrom = this.queue.length > 0 ? this.queue[this.queue.length - 1].id : this.lastEventId;
+    if (resumeFrom !== undefined) headers['last-event-id'] = String(resumeFrom);
+    const path = `/v1/events${this.opts.session ? `?session=${encodeURIComponent(this.opts.session)}` : ''}`;
+    const req = http.request({ ...target, method: 'GET', path, headers, agent: false }, (res) => {
+      if (res.statusCode !== 200) return this.refused(res);
+      this.res = res;
+      this.delayMs = this.opts.retryMinMs ?? 250;
+      res.setEncoding('utf8');
+      let buf = '';
+      res.on('data', (chunk: string) => {
+        buf += chunk;
+        let end: number;
+        while ((end = buf.indexOf('\n\n')) >= 0) {
+          this.onBlock(buf.slice(0, end));
+          buf = buf.slice(end + 2);
+        }
+        if (this.queue.length >= MAX_QUEUED_EVENTS) res.pause();
+      });
+      res.on('close', () => this.retry());
+    });
+    this.req = req;
+    req.on('error', () => this.retry());
+    req.end();
+  }
+
+  private onBlock(block: string): void {
+    let data = '';
+    for (const line of block.split('\n')) if (line.startsWith('data: ')) data += line.slice(6);
+    if (!data) return; // a comment (connected, heartbeat)
+    let event: RuntimeEvent;
+    try {
+      event = JSON.parse(data) as RuntimeEvent;
+    } catch {
+      return;
+    }
+    this.queue.push(event);
+    this.wake();
+  }
+
+  private refused(res: http.IncomingMessage): void {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => {
+      const status = res.statusCode ?? 0;
+      let b: Record<string, unknown> = {};
+      try {
+        b = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      } catch {
+        /* not our error shape */
+      }
+      const err = new TermhostError(
+        typeof b.error === 'string' ? b.error : `HTTP ${status}`,
+        typeof b.code === 'string' ? b.code : 'http_error',
+        status,
+        b.retryable === true,
+        b,
+      );
+      // Server trouble (5xx) may pass; a refusal will not.
+      if (status >= 500) return this.retry();
+      this.failure = err;
+      this.closed = true;
+      this.wake();
+    });
+  }
+
+  private retry(): void {
+    this.res = undefined;
+    if (this.closed || this.failure || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.reconnects++;
+      this.connect();
+    }, this.delayMs);
+    this.delayMs = Math.min(this.delayMs * 2, this.opts.retryMaxMs ?? 5000);
+  }
+
+  private wake(): void {
+    const w = this.waiting;
+    if (!w) return;
+    const item = this.queue.shift();
+    if (item) {
+      this.waiting = undefined;
+      this.lastEventId = item.id > 0 ? item.id : this.lastEventId;
+      return w.resolve({ value: item, done: false });
+    }
+    if (this.failure) {
+      this.waiting = undefined;
+      return w.reject(this.failure);
+    }
+    if (this.closed) {
+      this.waiting = undefined;
+      w.resolve({ value: undefined, done: true });
+    }
+  }
+}
