@@ -8,6 +8,7 @@ import { stdio, type Io } from './context.js';
 import { attach } from './commands/attach.js';
 import { kill } from './commands/kill.js';
 import { ls } from './commands/ls.js';
+import { mcp } from './commands/mcp.js';
 import { mouse } from './commands/mouse.js';
 import { newSession } from './commands/new.js';
 import { resize } from './commands/resize.js';
@@ -21,7 +22,7 @@ import { transcript } from './commands/transcript.js';
 import type { Command } from './commands/types.js';
 import { wait } from './commands/wait.js';
 
-export const COMMANDS: Command[] = [serve, newSession, ls, send, screen, scrollback, resize, mouse, wait, signal, kill, attach, transcript, token];
+export const COMMANDS: Command[] = [serve, newSession, ls, send, screen, scrollback, resize, mouse, wait, signal, kill, attach, transcript, token, mcp];
 
 function usage(): string {
   const rows = COMMANDS.map((c) => `  termhost ${c.usage}\n      ${c.summary}`);

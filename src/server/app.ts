@@ -18,6 +18,7 @@ import { attachRoutes } from './routes/attach.js';
 import { controlRoutes } from './routes/control.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { inputRoutes } from './routes/input.js';
 import { screenRoutes } from './routes/screen.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -82,6 +83,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
 
   const revocations = new Revocations(opts.tokens);
+  const allowedOrigins = new Set((opts.allowedOrigins ?? []).map(normalizeOrigin));
   const deps = { manager: opts.runtime.sessions, runtime: opts.runtime, tokens: opts.tokens, store: opts.store, revocations };
   await app.register(healthRoutes);
   await app.register(async (scope) => sessionRoutes(scope, deps));
@@ -97,9 +99,10 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       ...deps,
       attachTokens: new AttachTokens(),
       settings: { ...DEFAULT_ATTACH_SETTINGS, ...opts.attach },
-      allowedOrigins: new Set((opts.allowedOrigins ?? []).map(normalizeOrigin)),
+      allowedOrigins,
     }),
   );
+  await app.register(async (scope) => mcpRoutes(scope, { ...deps, allowedOrigins }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

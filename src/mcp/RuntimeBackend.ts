@@ -1,0 +1,87 @@
+/**
+ * The MCP tools on a runtime in this process, acting as one actor: `termhost mcp --embedded` (an agent of its own)
+ * and the daemon's /mcp endpoint (the caller's token decides the actor). Expected failures become thrown TermErrors,
+ * as the HTTP routes do.
+ */
+import { TermError, type Actor, type Result, type Runtime, type Session, type Signal } from '../core/index.js';
+import type { RuntimeEvent } from '../protocol/events.js';
+import type { CreateSession, InputItem, WaitRequest } from '../protocol/http.js';
+import type { Backend, MouseInput } from './backend.js';
+
+function unwrap<T>(r: Result<T>): T {
+  if (!r.ok) throw r.error;
+  return r.value;
+}
+
+export class RuntimeBackend implements Backend {
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly actor: Actor,
+    /** Called on close; the embedded server owns its runtime, the daemon's endpoint does not. */
+    private readonly onClose: () => Promise<void> = async () => {},
+  ) {}
+
+  private session(id: string): Session {
+    return unwrap(this.runtime.sessions.get(id));
+  }
+
+  async create(spec: CreateSession) {
+    if (spec.transcript === 'raw' && this.actor.kind !== 'admin') {
+      throw new TermError('forbidden', 'only an admin may store an unredacted (raw) transcript');
+    }
+    return unwrap(this.runtime.sessions.create(spec, this.actor)).info();
+  }
+  async list() {
+    return this.runtime.sessions.list().map((s) => s.info());
+  }
+  async kill(id: string, signal?: string) {
+    unwrap(await this.runtime.sessions.delete(id, (signal ?? 'HUP') as Signal));
+  }
+  async send(id: string, items: InputItem[], leaseId?: string) {
+    return unwrap(this.session(id).send(this.actor, items, { leaseId, source: 'api' }));
+  }
+  async screen(id: string, opts: { highlights?: boolean }) {
+    const s = this.session(id);
+    unwrap(s.readable());
+    return s.screen(false, opts.highlights ?? false);
+  }
+  async changes(id: string, sinceSeq: number, opts: { highlights?: boolean; waitMs?: number }) {
+    return unwrap(await this.session(id).changesSince(sinceSeq, opts));
+  }
+  async scrollback(id: string, lines: number) {
+    const s = this.session(id);
+    unwrap(s.readable());
+    return s.scrollback(lines);
+  }
+  async wait(id: string, cond: WaitRequest) {
+    return unwrap(await this.session(id).wait(cond));
+  }
+  async mouse(id: string, event: MouseInput, leaseId?: string) {
+    const s = this.session(id);
+    const written = unwrap(s.mouse(this.actor, event, leaseId));
+    return { written, modes: s.emulator.modes };
+  }
+  async resize(id: string, cols: number, rows: number) {
+    const s = this.session(id);
+    s.resize(cols, rows);
+    return s.info();
+  }
+  async signal(id: string, signal: string) {
+    const s = this.session(id);
+    if (s.exited) throw new TermError('session_exited', `session "${id}" has exited; there is no process to signal`);
+    s.signal(signal as Signal);
+    return s.info();
+  }
+  async acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number) {
+    return unwrap(this.session(id).control.leases.acquire(this.actor, mode, ttlMs));
+  }
+  async releaseLease(id: string, leaseId: string) {
+    unwrap(this.session(id).control.leases.release(this.actor, leaseId));
+  }
+  subscribe(listener: (e: RuntimeEvent) => void): () => void {
+    return this.runtime.events.subscribe(listener);
+  }
+  close(): Promise<void> {
+    return this.onClose();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * What the MCP tools need from termhost, with two implementations: a running daemon through the typed client
+ * (`termhost mcp`), or a runtime in this very process (`termhost mcp --embedded`, and the daemon's own /mcp). Both
+ * fail by throwing an error that carries a stable `code`, which the tools turn into tool errors.
+ */
+import type { RuntimeEvent } from '../protocol/events.js';
+import type { CreateSession, InputItem, Modes, Screen, ScreenChanges, SessionInfo, WaitRequest, WaitResult } from '../protocol/http.js';
+import type { Lease, TermhostClient } from '../client/TermhostClient.js';
+import type { MouseEvent } from '../core/index.js';
+
+export type MouseInput = MouseEvent;
+
+export interface Backend {
+  create(spec: CreateSession): Promise<SessionInfo>;
+  list(): Promise<SessionInfo[]>;
+  kill(id: string, signal?: string): Promise<void>;
+  send(id: string, items: InputItem[], leaseId?: string): Promise<number>;
+  screen(id: string, opts: { highlights?: boolean }): Promise<Screen>;
+  changes(id: string, sinceSeq: number, opts: { highlights?: boolean; waitMs?: number }): Promise<ScreenChanges>;
+  scrollback(id: string, lines: number): Promise<{ lines: string[]; total: number }>;
+  wait(id: string, cond: WaitRequest): Promise<WaitResult>;
+  mouse(id: string, event: MouseInput, leaseId?: string): Promise<{ written: number; modes: Modes }>;
+  resize(id: string, cols: number, rows: number): Promise<SessionInfo>;
+  signal(id: string, signal: string): Promise<SessionInfo>;
+  acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number): Promise<Lease>;
+  releaseLease(id: string, leaseId: string): Promise<void>;
+  /** Runtime events as they happen; returns an unsubscribe function. */
+  subscribe(listener: (e: RuntimeEvent) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** A running daemon, over HTTP or a unix socket. */
+export class ClientBackend implements Backend {
+  private stream: ReturnType<TermhostClient['events']> | undefined;
+  private readonly listeners = new Set<(e: RuntimeEvent) => void>();
+
+  constructor(private readonly client: TermhostClient) {}
+
+  create(spec: CreateSession) {
+    return this.client.createSession(spec);
+  }
+  list() {
+    return this.client.listSessions();
+  }
+  kill(id: string, signal?: string) {
+    return this.client.deleteSession(id, signal);
+  }
+  async send(id: string, items: InputItem[], leaseId?: string) {
+    return (await this.client.input(id, items, { leaseId })).written;
+  }
+  screen(id: string, opts: { highlights?: boolean }) {
+    return this.client.screen(id, opts);
+  }
+  changes(id: string, sinceSeq: number, opts: { highlights?: boolean; waitMs?: number }) {
+    return this.client.screenChanges(id, sinceSeq, opts);
+  }
+  scrollback(id: string, lines: number) {
+    return this.client.scrollback(id, lines);
+  }
+  wait(id: string, cond: WaitRequest) {
+    return this.client.wait(id, cond);
+  }
+  async mouse(id: string, event: MouseInput, leaseId?: string) {
+    return (await this.client.mouse(id, { ...event, ...(leaseId ? { lease_id: leaseId } : {}) })) as { written: number; modes: Modes };
+  }
+  resize(id: string, cols: number, rows: number) {
+    return this.client.resize(id, cols, rows);
+  }
+  signal(id: string, signal: string) {
+    return this.client.signal(id, signal);
+  }
+  acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number) {
+    return this.client.acquireLease(id, mode, ttlMs);
+  }
+  releaseLease(id: string, leaseId: string) {
+    return this.client.releaseLease(id, leaseId);
+  }
+
+  /** One event stream for all subscribers, opened on first use; it reconnects and resumes by itself. */
+  subscribe(listener: (e: RuntimeEvent) => void): () => void {
+    this.listeners.add(listener);
+    if (!this.stream) {
+      const stream = (this.stream = this.client.events());
+      void (async () => {
+        try {
+          for await (const e of stream) for (const l of this.listeners) l(e);
+        } catch {
+          /* refused (token revoked): notifications stop; tool calls report the refusal themselves */
+        }
+      })();
+    }
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.stream?.close();
+    this.client.close();
+  }
+}

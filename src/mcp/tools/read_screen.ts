@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { formatChanges, formatScreen } from '../format.js';
+import { defineTool, sessionId } from '../tool.js';
+
+export default defineTool('read_screen', {
+  title: 'Read the screen',
+  description:
+    'Read what a person would see: numbered rows (">" marks the cursor row), cursor position, and notes when a ' +
+    'full-screen app or mouse mode is on. changes_only=true returns just the rows that changed since your last read ' +
+    'of this session (cheap for re-checks); wait_ms (with changes_only) waits that long for a change first. ' +
+    'highlights=true also lists inverse-video runs, which is how most menus show the selected item.',
+  input: {
+    session: sessionId,
+    changes_only: z.boolean().optional().describe('Only what changed since your last read (full screen if none).'),
+    wait_ms: z.number().int().min(0).max(60000).optional().describe('With changes_only: wait up to this long for a change.'),
+    highlights: z.boolean().optional(),
+  },
+  readOnly: true,
+  async run({ session, changes_only, wait_ms, highlights }, { backend, lastSeq }) {
+    const since = lastSeq.get(session);
+    if (changes_only && since !== undefined) {
+      const c = await backend.changes(session, since, { highlights, waitMs: wait_ms });
+      lastSeq.set(session, c.seq);
+      return { text: formatChanges(session, c), structured: c as unknown as Record<string, unknown> };
+    }
+    const s = await backend.screen(session, { highlights });
+    lastSeq.set(session, s.seq);
+    return { text: formatScreen(session, s), structured: s as unknown as Record<string, unknown> };
+  },
+});

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { formatWait } from '../format.js';
+import { defineTool, sessionId } from '../tool.js';
+
+export default defineTool('wait_for', {
+  title: 'Wait for the terminal',
+  description:
+    'Wait until a condition holds instead of sleeping, then get the screen. Give one or more (first wins): text ' +
+    '(screen contains it), regex (JavaScript, multiline, over the rows joined by newlines, e.g. "\\\\$ $" for a ' +
+    'prompt), quiet_ms (no output bytes for that long), stable_ms (screen text unchanged that long, even if a ' +
+    'spinner keeps redrawing: best for "is it done?"), exit (the process ended; the exit code is reported). ' +
+    'timeout_ms bounds the wait (default 10000, max 60000); a timeout is not an error, the result says matched=false.',
+  input: {
+    session: sessionId,
+    text: z.string().min(1).optional(),
+    regex: z.string().min(1).max(4096).optional(),
+    quiet_ms: z.number().int().min(1).max(60000).optional(),
+    stable_ms: z.number().int().min(1).max(60000).optional(),
+    exit: z.boolean().optional(),
+    timeout_ms: z.number().int().min(0).max(60000).optional(),
+  },
+  readOnly: true,
+  async run({ session, timeout_ms, ...cond }, { backend, lastSeq }) {
+    const r = await backend.wait(session, { ...cond, timeout_ms: timeout_ms ?? 10_000 });
+    lastSeq.set(session, r.screen.seq);
+    return { text: formatWait(session, r), structured: r as unknown as Record<string, unknown> };
+  },
+});

@@ -1,0 +1,260 @@
+/**
+ * The MCP server, driven by the MCP SDK's own client: over stdio against `termhost mcp --embedded`, and over
+ * streamable HTTP against the daemon's /mcp (with its token, Host and Origin checks).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ROOT, assertNoLeaks, rawRequest, startTestDaemon, until, type TestDaemon } from './helpers.js';
+
+type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, any> };
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args })) as ToolResult;
+}
+
+async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  const r = await call(client, name, args);
+  assert.ok(!r.isError, `${name} failed: ${r.content[0]?.text}`);
+  return r;
+}
+
+const text = (r: ToolResult) => r.content.map((c) => c.text ?? '').join('\n');
+
+const EXPECTED_TOOLS = [
+  'lease_acquire',
+  'lease_release',
+  'mouse',
+  'read_screen',
+  'read_scrollback',
+  'resize',
+  'send',
+  'session_create',
+  'session_kill',
+  'session_list',
+  'signal',
+  'wait_for',
+];
+
+/** The scenario both transports run: vim edits and saves a file, with waits instead of sleeps and cheap re-reads. */
+async function vimScenario(client: Client, dir: string) {
+  const tools = (await client.listTools()).tools;
+  assert.deepEqual(tools.map((t) => t.name).sort(), EXPECTED_TOOLS);
+  for (const t of tools) assert.ok((t.description ?? '').length > 40, `${t.name} has a description that teaches its use`);
+
+  const created = await ok(client, 'session_create', { command: ['vim', '-u', 'NONE', '-N', '-n', 'notes.txt'], cwd: dir, cols: 60, rows: 12 });
+  const id = created.structuredContent!.id as string;
+  assert.match(text(created), new RegExp(`started ${id} \\| running`));
+
+  const ready = await ok(client, 'wait_for', { session: id, text: 'notes.txt', timeout_ms: 10_000 });
+  assert.equal(ready.structuredContent!.matched, true);
+  assert.match(text(ready), /full-screen app \(alternate screen\)/, 'alternate screen mentioned because it matters');
+  const full = await ok(client, 'read_screen', { session: id });
+  assert.match(text(full), /^>\s*0$/m, 'cursor row marked on an empty first row');
+  assert.equal(full.structuredContent!.lines.length, 12);
+
+  await ok(client, 'send', { session: id, input: [{ text: 'i' }, { text: 'hello from mcp' }, { key: 'Escape' }] });
+  const typed = await ok(client, 'wait_for', { session: id, regex: '^hello from mcp$', timeout_ms: 10_000 });
+  assert.equal(typed.structuredContent!.reason, 'regex');
+  // wait_for counts as a read: nothing changed since.
+  const none = await ok(client, 'read_screen', { session: id, changes_only: true });
+  assert.equal(none.structuredContent!.changed, false);
+  assert.match(text(none), /no change since seq/);
+
+  await ok(client, 'send', { session: id, input: [{ text: 'o' }, { text: 'second line' }] });
+  const delta = await ok(client, 'read_screen', { session: id, changes_only: true, wait_ms: 5000 });
+  const sc = delta.structuredContent!;
+  assert.equal(sc.full, false);
+  assert.equal(sc.changed, true);
+  const rows = (sc.changes as Array<{ row: number; text: string }>).map((c) => c.row);
+  assert.ok(rows.length > 0 && rows.length <= 3, `only changed rows come back, got rows ${rows}`);
+  assert.ok(!rows.includes(0), 'the unchanged first row is not repeated');
+  assert.equal(sc.lines, undefined);
+  // The long poll waited for the first change; keep reading until the typed text is there.
+  await ok(client, 'wait_for', { session: id, text: 'second line', timeout_ms: 10_000 });
+
+  await ok(client, 'send', { session: id, input: [{ key: 'Escape' }, { text: ':wq' }, { key: 'Enter' }] });
+  const exited = await ok(client, 'wait_for', { session: id, exit: true, timeout_ms: 10_000 });
+  assert.equal(exited.structuredContent!.reason, 'exit');
+  assert.equal(exited.structuredContent!.exit_code, 0);
+  assert.match(text(exited), /process exited with code 0/);
+  assert.equal(fs.readFileSync(path.join(dir, 'notes.txt'), 'utf8'), 'hello from mcp\nsecond line\n');
+
+  // Errors are tool errors with the server's code, not protocol failures.
+  const bad = await call(client, 'send', { session: 'nosuch', input: [{ text: 'x' }] });
+  assert.equal(bad.isError, true);
+  assert.match(text(bad), /^error session_not_found: /);
+  assert.equal(bad.structuredContent!.code, 'session_not_found');
+  const badKey = await call(client, 'send', { session: id, input: [{ key: 'Hyper-Q' }] });
+  assert.equal(badKey.isError, true);
+  assert.match(text(badKey), /error (invalid_key|session_exited)/);
+
+  const list = await ok(client, 'session_list');
+  assert.match(text(list), new RegExp(`${id} \\| exited 0`));
+  await ok(client, 'session_kill', { session: id });
+  return id;
+}
+
+/** Screens are resources; subscribers hear about changes, everyone hears about new sessions. */
+async function resourceScenario(client: Client) {
+  const updated: string[] = [];
+  let listChanged = 0;
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void listChanged++);
+  const created = await ok(client, 'session_create', { command: ['cat'], cols: 40, rows: 5 });
+  const id = created.structuredContent!.id as string;
+  const uri = `termhost://sessions/${id}/screen`;
+  await until('a list_changed notification', () => listChanged > 0);
+  const listed = await client.listResources();
+  assert.ok(listed.resources.some((r) => r.uri === uri));
+  await client.subscribeResource({ uri });
+  await ok(client, 'send', { session: id, input: [{ text: 'ping' }, { key: 'Enter' }] });
+  await until('a resource update for the screen', () => updated.includes(uri));
+  const read = await client.readResource({ uri });
+  assert.match((read.contents[0] as { text: string }).text, /^\s*0 ping$/m);
+  await ok(client, 'session_kill', { session: id });
+}
+
+describe('over stdio: termhost mcp --embedded', () => {
+  let client: Client;
+  let dir: string;
+  let stderr = '';
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-mcp-'));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(ROOT, 'dist/cli/main.js'), 'mcp', '--embedded'],
+      cwd: dir,
+      stderr: 'pipe',
+      env: { PATH: process.env.PATH ?? '', HOME: dir, TERMHOST_TOKEN: 'must-not-leak' },
+    });
+    transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    client = new Client({ name: 'test', version: '0' });
+    await client.connect(transport);
+  });
+  after(async () => {
+    await client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('vim through MCP: create, type, wait, read changes, save, exit code', async () => {
+    await vimScenario(client, dir);
+    assert.equal(stderr, '', 'nothing on stderr');
+  });
+
+  test('screen resources with change notifications', async () => {
+    await resourceScenario(client);
+  });
+
+  test('a long-running wait_for can be bounded and reports the timeout as a result, not an error', async () => {
+    const created = await ok(client, 'session_create', { command: ['cat'] });
+    const id = created.structuredContent!.id as string;
+    const r = await ok(client, 'wait_for', { session: id, text: 'never', timeout_ms: 200 });
+    assert.equal(r.structuredContent!.matched, false);
+    assert.equal(r.structuredContent!.reason, 'timeout');
+    assert.match(text(r), /^wait not matched \(timeout\)/);
+    await ok(client, 'session_kill', { session: id });
+  });
+});
+
+describe('over streamable HTTP: the daemon at /mcp', () => {
+  let d: TestDaemon;
+  let dir: string;
+  before(async () => {
+    d = await startTestDaemon();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-mcp-http-'));
+  });
+  after(async () => {
+    await d.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+    await assertNoLeaks();
+  });
+
+  async function connect(token = d.token): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const client = new Client({ name: 'test-http', version: '0' });
+    await client.connect(transport);
+    return client;
+  }
+
+  test('vim through MCP over HTTP, and its sessions are the daemon\'s', async () => {
+    const client = await connect();
+    const id = await vimScenario(client, dir);
+    // The daemon stored its record: the session ran in the daemon's runtime, not somewhere private to MCP.
+    const record = (await d.client.getSession(id)) as unknown as { live: boolean; exit_code: number | null; command: string[] };
+    assert.equal(record.live, false);
+    assert.equal(record.exit_code, 0);
+    assert.deepEqual(record.command.slice(0, 1), ['vim']);
+    await client.close();
+  });
+
+  test('resources and notifications over HTTP', async () => {
+    const client = await connect();
+    await resourceScenario(client);
+    await client.close();
+  });
+
+  test('the actor is the token\'s: a session made over MCP names its creator', async () => {
+    const agent = await d.client.createToken('mcp-agent', 'agent');
+    const client = await connect(agent.token);
+    const created = await ok(client, 'session_create', { command: ['cat'] });
+    assert.deepEqual(created.structuredContent!.created_by, { name: 'mcp-agent', kind: 'agent' });
+    await ok(client, 'session_kill', { session: created.structuredContent!.id });
+    await client.close();
+  });
+
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+  });
+  const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+  test('401 without a token, 403 for a viewer', async () => {
+    const none = await rawRequest(d.address, { method: 'POST', path: '/mcp', headers: mcpHeaders, body: init });
+    assert.equal(none.status, 401);
+    assert.equal(none.json.code, 'unauthorized');
+    const viewer = await d.client.createToken('mcp-viewer', 'viewer');
+    const v = await rawRequest(d.address, { method: 'POST', path: '/mcp', headers: { ...mcpHeaders, authorization: `Bearer ${viewer.token}` }, body: init });
+    assert.equal(v.status, 403);
+    assert.equal(v.json.code, 'forbidden');
+  });
+
+  test('403 for a foreign Origin or a foreign Host, even with the token', async () => {
+    const auth = { ...mcpHeaders, authorization: `Bearer ${d.token}` };
+    const foreign = await rawRequest(d.address, { method: 'POST', path: '/mcp', headers: { ...auth, origin: 'http://evil.example' }, body: init });
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.json.code, 'forbidden_origin');
+    const opaque = await rawRequest(d.address, { method: 'POST', path: '/mcp', headers: { ...auth, origin: 'null' }, body: init });
+    assert.equal(opaque.status, 403);
+    const host = await rawRequest(d.address, { method: 'POST', path: '/mcp', headers: { ...auth, host: 'evil.example' }, body: init });
+    assert.equal(host.status, 403);
+    assert.equal(host.json.code, 'forbidden_host');
+    // The daemon's own origin is fine.
+    const own = await rawRequest(d.address, { method: 'POST', path: '/mcp', headers: { ...auth, origin: d.url, host: d.address }, body: init });
+    assert.equal(own.status, 200);
+  });
+
+  test('another token cannot use an MCP session it did not start', async () => {
+    const client = await connect();
+    const sid = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const other = await d.client.createToken('mcp-other', 'admin');
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const r = await rawRequest(d.address, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...mcpHeaders, authorization: `Bearer ${other.token}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+      body: list,
+    });
+    assert.equal(r.status, 404);
+    assert.equal(r.json.code, 'not_found');
+    await client.close();
+  });
+});
