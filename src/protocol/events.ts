@@ -2,59 +2,68 @@
  * Runtime events, as published by the core and streamed over SSE at GET /v1/events. Every event has a global,
  * monotonic `id`, a `type`, the `session_id` it concerns (null for none) and `at`, an ISO timestamp. Nothing in an
  * event carries terminal bytes or typed input; output is reported as byte counts only.
+ *
+ * The TypeBox schemas below are the single source: the TypeScript types come from them, and /schemas/event.json
+ * publishes them.
  */
-export interface EventActor {
-  name: string;
-  kind: string;
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+
+export const EventActorSchema = Type.Object({ name: Type.String(), kind: Type.String() });
+export type EventActor = Static<typeof EventActorSchema>;
+
+const Source = Type.Union([Type.Literal('api'), Type.Literal('mouse'), Type.Literal('attach')]);
+const ClientRole = Type.Union([Type.Literal('viewer'), Type.Literal('driver')]);
+
+function event<T extends string, P extends TProperties>(type: T, description: string, props: P) {
+  return Type.Object({ type: Type.Literal(type), ...props }, { description }) as TObject<
+    P & { type: ReturnType<typeof Type.Literal<T>> }
+  >;
 }
 
-export type EventFields =
-  /** A session started. */
-  | { type: 'session_opened'; command: string[]; pid: number }
-  /** A session was deleted and freed. */
-  | { type: 'session_closed' }
-  /** The process ended; every byte it wrote is on the screen. */
-  | { type: 'process_exited'; code: number | null; signal: string | null; reason: 'completed' | 'crashed' | 'closed' }
-  /** The screen changed; coalesced to at most one per 16 ms per session. */
-  | { type: 'screen_changed'; seq: number }
-  /** Output arrived: a byte count, never the bytes. Coalesced like screen_changed. */
-  | { type: 'output'; bytes: number; seq: number }
-  | { type: 'resized'; cols: number; rows: number }
-  | { type: 'title_changed'; title: string }
-  /** Input was written; who sent it and how, never what. */
-  | { type: 'input_accepted'; actor: EventActor; source: 'api' | 'mouse' | 'attach' }
-  | { type: 'input_rejected'; actor: EventActor; source: 'api' | 'mouse' | 'attach'; reason: string }
-  | { type: 'lease_acquired'; lease_id: string; actor: EventActor; mode: 'shared' | 'exclusive'; expires_at: string }
-  | { type: 'lease_released'; lease_id: string; actor: EventActor; reason: string }
-  /** A person's input ended an agent's exclusive lease. */
-  | { type: 'input_preempted'; lease_id: string; previous: EventActor; by: EventActor }
-  | { type: 'secret_input_started'; actor: EventActor; reason: string }
-  | { type: 'secret_input_ended'; actor: EventActor }
-  | { type: 'client_attached'; client_id: number; role: 'viewer' | 'driver'; actor: EventActor }
-  | { type: 'client_detached'; client_id: number; role: 'viewer' | 'driver'; actor: EventActor }
-  /** SSE only: the requested Last-Event-ID is older than the backlog; what follows starts afresh. */
-  | { type: 'reset'; oldest_id: number };
-
+export const EventFieldsSchema = Type.Union([
+  event('session_opened', 'A session started.', { command: Type.Array(Type.String()), pid: Type.Integer() }),
+  event('session_closed', 'A session was deleted and freed.', {}),
+  event('process_exited', 'The process ended; every byte it wrote is on the screen.', {
+    code: Type.Union([Type.Integer(), Type.Null()]),
+    signal: Type.Union([Type.String(), Type.Null()]),
+    reason: Type.Union([Type.Literal('completed'), Type.Literal('crashed'), Type.Literal('closed')]),
+  }),
+  event('screen_changed', 'The screen changed; coalesced to at most one per 16 ms per session.', { seq: Type.Integer() }),
+  event('output', 'Output arrived: a byte count, never the bytes. Coalesced like screen_changed.', { bytes: Type.Integer(), seq: Type.Integer() }),
+  event('resized', 'The terminal size changed.', { cols: Type.Integer(), rows: Type.Integer() }),
+  event('title_changed', 'The application set the window title.', { title: Type.String() }),
+  event('input_accepted', 'Input was written; who sent it and how, never what.', { actor: EventActorSchema, source: Source }),
+  event('input_rejected', 'Input was refused (lease, secret window, exited...).', { actor: EventActorSchema, source: Source, reason: Type.String() }),
+  event('lease_acquired', 'An input lease was taken or renewed.', {
+    lease_id: Type.String(),
+    actor: EventActorSchema,
+    mode: Type.Union([Type.Literal('shared'), Type.Literal('exclusive')]),
+    expires_at: Type.String(),
+  }),
+  event('lease_released', 'An input lease ended (released, expired, preempted, session_closed).', {
+    lease_id: Type.String(),
+    actor: EventActorSchema,
+    reason: Type.String(),
+  }),
+  event('input_preempted', "A person's input ended an agent's exclusive lease.", { lease_id: Type.String(), previous: EventActorSchema, by: EventActorSchema }),
+  event('secret_input_started', 'A secret-input window opened: output is hidden until a person ends it.', { actor: EventActorSchema, reason: Type.String() }),
+  event('secret_input_ended', 'The secret-input window closed.', { actor: EventActorSchema }),
+  event('client_attached', 'A live client attached.', { client_id: Type.Integer(), role: ClientRole, actor: EventActorSchema }),
+  event('client_detached', 'A live client went away.', { client_id: Type.Integer(), role: ClientRole, actor: EventActorSchema }),
+  event('reset', 'SSE only: the requested Last-Event-ID is older than the backlog; what follows starts afresh.', { oldest_id: Type.Integer() }),
+]);
+export type EventFields = Static<typeof EventFieldsSchema>;
 export type EventType = EventFields['type'];
 
-export type RuntimeEvent = EventFields & { id: number; session_id: string | null; at: string };
+const EnvelopeSchema = Type.Object({
+  id: Type.Integer({ minimum: 0, description: 'Global and monotonic; 0 only on reset.' }),
+  session_id: Type.Union([Type.String(), Type.Null()]),
+  at: Type.String({ format: 'date-time' }),
+});
 
-export const EVENT_TYPES: readonly EventType[] = [
-  'session_opened',
-  'session_closed',
-  'process_exited',
-  'screen_changed',
-  'output',
-  'resized',
-  'title_changed',
-  'input_accepted',
-  'input_rejected',
-  'lease_acquired',
-  'lease_released',
-  'input_preempted',
-  'secret_input_started',
-  'secret_input_ended',
-  'client_attached',
-  'client_detached',
-  'reset',
-];
+export const RuntimeEventSchema = Type.Intersect([EventFieldsSchema, EnvelopeSchema], {
+  description: 'One runtime event, as each SSE data line of GET /v1/events carries it.',
+});
+export type RuntimeEvent = EventFields & Static<typeof EnvelopeSchema>;
+
+export const EVENT_TYPES: readonly EventType[] = EventFieldsSchema.anyOf.map((s) => s.properties.type.const as EventType);

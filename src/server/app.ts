@@ -15,11 +15,13 @@ import { makeAuthHook, normalizeOrigin, roleHook } from './auth.js';
 import { errorHandler, sendError } from './errors.js';
 import { Revocations } from './Revocations.js';
 import { attachRoutes } from './routes/attach.js';
+import { errors } from './routes/common.js';
 import { controlRoutes } from './routes/control.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { inputRoutes } from './routes/input.js';
+import { schemaRoutes } from './routes/schemas.js';
 import { screenRoutes } from './routes/screen.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { tokenRoutes } from './routes/tokens.js';
@@ -47,6 +49,12 @@ export interface ServerOptions {
   logger?: boolean | Record<string, unknown>;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    registeredRoutes: ReadonlyArray<{ method: string; url: string }>;
+  }
+}
+
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: opts.logger ?? false });
   // Query strings and path params are text, so their numbers and arrays are coerced from strings; JSON bodies are
@@ -67,6 +75,12 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.setNotFoundHandler((req, reply) => {
     void sendError(reply, new TermError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
   });
+  // Every route, as registered: the OpenAPI test checks each one is documented.
+  const routes: Array<{ method: string; url: string }> = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+  });
+  app.decorate('registeredRoutes', routes);
   app.decorateRequest('principal', undefined);
   app.addHook('onRequest', makeAuthHook({ tokens: opts.tokens, allowedHosts: new Set(opts.allowedHosts ?? []) }));
   app.addHook('preHandler', roleHook);
@@ -103,6 +117,16 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     }),
   );
   await app.register(async (scope) => mcpRoutes(scope, { ...deps, allowedOrigins }));
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(schemaRoutes);
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        summary: 'This document: every route with its request and response schemas and error codes (OpenAPI 3.1)',
+        response: { 200: { type: 'object', additionalProperties: true, description: 'An OpenAPI 3.1 document' }, ...errors() },
+      },
+    },
+    async () => app.swagger(),
+  );
   return app;
 }

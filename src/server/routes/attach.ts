@@ -74,7 +74,15 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
   app.route({
     method: 'GET',
     url: '/v1/sessions/:id/attach',
-    schema: { params: SessionIdParams, hide: true },
+    schema: {
+      summary: 'Live attach (WebSocket): the first frame authenticates; see docs/protocol.md and /schemas/*-frame.json',
+      description:
+        'Upgrade with GET and no query string. Send an auth frame first (attach token or bearer token, role, view, ' +
+        'since_seq); the server answers hello, a repaint, then output as binary frames. Close codes: 4001 auth, ' +
+        '4003 forbidden, 4004 no session, 4008 too slow, 4009 missed pongs.',
+      params: SessionIdParams,
+      response: { 101: { description: 'Switching Protocols: the attach socket' }, ...errors(400, 404) },
+    },
     // Everything that can be refused before the upgrade is refused here, as a plain HTTP error.
     preValidation: async (req, reply) => {
       if (req.url.includes('?')) {

@@ -1,6 +1,7 @@
 /** Pieces every route file shares: dependencies, the id param, and unwrapping core results into replies. */
 import type { Result, Runtime, Session, SessionManager } from '../../core/index.js';
-import { ErrorSchema } from '../../protocol/http.js';
+import { ErrorSchema, StringEnum } from '../../protocol/http.js';
+import { STATUS } from '../errors.js';
 import type { Revocations } from '../Revocations.js';
 import type { TokenStore } from '../TokenStore.js';
 import type { Store } from '../../store/Store.js';
@@ -23,9 +24,26 @@ export function sessionOf(deps: RouteDeps, id: string): Session {
   return unwrap(deps.manager.get(id));
 }
 
-/** Error responses, declared on every route so /openapi.json lists them. */
+/** Every stable error code an answer with this status may carry (secret_input_active is both 423 and 409). */
+function codesFor(status: number): string[] {
+  const codes = Object.entries(STATUS).filter(([, s]) => s === status).map(([code]) => code);
+  if (status === 409) codes.push('secret_input_active');
+  return codes.sort();
+}
+
+/** Error responses, declared on every route so /openapi.json lists them with the codes each status may carry. */
 export function errors(...statuses: number[]): Record<number, typeof ErrorSchema> {
   const out: Record<number, typeof ErrorSchema> = {};
-  for (const s of [401, 403, ...statuses]) out[s] = ErrorSchema;
+  for (const s of [401, 403, ...statuses]) {
+    const codes = codesFor(s);
+    out[s] =
+      codes.length === 0
+        ? ErrorSchema
+        : ({
+            ...ErrorSchema,
+            description: `Error; code is one of: ${codes.join(', ')}`,
+            properties: { ...ErrorSchema.properties, code: StringEnum(codes, { description: 'Stable machine-readable code.' }) },
+          } as unknown as typeof ErrorSchema);
+  }
   return out;
 }
