@@ -18,5 +18,22 @@ export {
 } from './client/TermhostClient.js';
 export { EventStream, type EventStreamOptions } from './client/EventStream.js';
 export { AttachClient, type AttachEvent, type AttachOptions } from './client/AttachClient.js';
-export { Runtime, type RuntimeOptions, TermError, type Actor, type Session, type SessionSpec } from './core/index.js';
+export {
+  Runtime,
+  type RuntimeOptions,
+  TermError,
+  type ErrorCode,
+  type Result,
+  type Actor,
+  SYSTEM_ACTOR,
+  type Session,
+  type SessionSpec,
+  type SessionManager,
+  type WaitCondition,
+  type WaitOutcome,
+  type ChangesOptions,
+  type Signal,
+  type LeaseMode,
+  type EventBus,
+} from './core/index.js';
 export { startDaemon, type Daemon, type DaemonOptions } from './main.js';

@@ -1,5 +1,6 @@
 /** Real programs driven over HTTP the way an agent would: bash, vim, less and python3's REPL. */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -27,6 +28,14 @@ test('type into bash and read the output', async () => {
   assert.deepEqual(screen.lines.slice(start, start + 5), ['$ for i in 1 2 3; do echo "row $((i * 11))"; done', 'row 11', 'row 22', 'row 33', '$']);
   // C-c is a real interrupt, not text
   await d.client.input(s.id, [{ text: 'sleep 30' }, { key: 'Enter' }]);
+  // Interrupt only once sleep runs: a C-c between bash's fork and the child's exec would reach bash instead.
+  await until('sleep to be running in the session', () => {
+    try {
+      return execFileSync('pgrep', ['-x', '-s', String(s.pid), 'sleep'], { encoding: 'utf8' }).trim() !== '';
+    } catch {
+      return false; // pgrep exits 1 when nothing matches
+    }
+  });
   await d.client.input(s.id, [{ key: 'C-c' }]);
   await d.client.input(s.id, [{ text: 'echo after-$?' }, { key: 'Enter' }]);
   await waitText(d, s.id, 'after-130');

@@ -6,10 +6,17 @@
  * bytes are still on their way through the tty layer, and node-pty additionally destroys its read socket 200 ms after
  * the child exits (node-pty #72). So the host holds its own slave fd open: the master never sees EIO while the child's
  * last bytes are in flight. When node-pty learns of the exit it asks to destroy the socket; that request is held until
- * the master has been silent for a short settle time, then the slave is closed, the socket destroyed, and only then is
- * the exit reported. Everything the child wrote has been delivered to `onData` by then. Because node-pty itself only
+ * the end of the child's output has come out of the master (see below), then the slave is closed, the socket
+ * destroyed, and only then is the exit reported. Everything the child wrote has been delivered to `onData` by then. Because node-pty itself only
  * notices through a 200 ms fallback, the exit is also detected directly with a liveness probe.
+ *
+ * How the end of the child's output is recognised: silence alone is not proof. On a loaded machine the kernel moves
+ * bytes from the slave to the master in deferred work, which can lag by tens of milliseconds. So once the child has
+ * exited, the host writes a random end marker into its own slave fd. The tty layer keeps order, so when the marker
+ * comes out of the master every byte the child wrote has come out before it; the marker itself is cut from the
+ * stream. Silence is only the fallback, for the rare case the marker cannot be written (output stopped with ^S).
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import * as nodePty from 'node-pty';
@@ -60,6 +67,9 @@ export class PtyProcess {
   private releaseSocket: (() => void) | undefined;
   private disposed = false;
   private exitProbe: NodeJS.Timeout | undefined;
+  /** The end marker written after the exit, and stream bytes held back because they may be its beginning. */
+  private endMarker: Buffer | undefined;
+  private heldBack: Buffer = Buffer.alloc(0);
 
   constructor(spec: PtySpawnSpec, maxQueuedInputBytes: number = Limits.inputQueueBytes) {
     this.pty = nodePty.spawn(spec.file, spec.args, {
@@ -73,7 +83,8 @@ export class PtyProcess {
     this.pid = this.pty.pid;
     this.writer = new PtyWriter(this.pty.fd, maxQueuedInputBytes);
     try {
-      this.slaveFd = fs.openSync(this.pty.ptsName, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
+      // Non-blocking: writing the end marker must never stall the daemon, even if the child stopped output (^S).
+      this.slaveFd = fs.openSync(this.pty.ptsName, fs.constants.O_RDWR | fs.constants.O_NOCTTY | fs.constants.O_NONBLOCK);
     } catch {
       // Without our slave fd the exit path still works, only without the no-loss guarantee; this happens only if the
       // child already exited and the pts vanished, in which case there is nothing left in flight anyway.
@@ -105,7 +116,8 @@ export class PtyProcess {
     this.exitProbe.unref();
     this.pty.onData((data) => {
       this.lastDataAt = Date.now();
-      this.dataListener?.(data as unknown as Buffer);
+      if (this.endMarker) this.scanForMarker(data as unknown as Buffer);
+      else this.dataListener?.(data as unknown as Buffer);
     });
     this.pty.onExit(({ exitCode, signal }) => {
       clearInterval(this.exitProbe);
@@ -217,11 +229,16 @@ export class PtyProcess {
   }
 
   /**
-   * Wait until the master has been silent for the settle time, then release the socket. The silence check runs in a
-   * timer and is confirmed in setImmediate, which comes after the poll phase: if the event loop was busy and bytes were
-   * waiting, the poll phase reads them first and the check sees fresh data.
+   * After the exit: write the end marker and release the socket once it comes back out of the master, or, if it
+   * cannot be written, once the master has been silent for the settle time. Either way at most exitDrainMaxMs. The
+   * silence check runs in a timer and is confirmed in setImmediate, after the poll phase, so bytes already waiting are
+   * read first.
    */
   private awaitDrain(startedAt: number): void {
+    if (this.writeEndMarker()) {
+      this.drainTimer = setTimeout(() => this.finishDrain(), Limits.exitDrainMaxMs);
+      return;
+    }
     const check = () => {
       this.drainTimer = undefined;
       setImmediate(() => {
@@ -231,11 +248,62 @@ export class PtyProcess {
           this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs - quietFor);
           return;
         }
-        this.closeSlave();
-        this.releaseSocket?.();
+        this.finishDrain();
       });
     };
     this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs);
+  }
+
+  /** Upper-case hex: untouched by any output processing a program can set (OPOST, ONLCR, OLCUC). */
+  private writeEndMarker(): boolean {
+    if (this.slaveFd === undefined) return false;
+    const marker = Buffer.from(`TERMHOST-END-${randomBytes(12).toString('hex').toUpperCase()}`, 'latin1');
+    try {
+      const written = fs.writeSync(this.slaveFd, marker);
+      if (written < marker.length) {
+        // Only part of it fits: look for that part, which is still unique enough at this length.
+        if (written < 16) return false;
+        this.endMarker = marker.subarray(0, written);
+        return true;
+      }
+      this.endMarker = marker;
+      return true;
+    } catch {
+      return false; // EAGAIN (output stopped) or the pts is gone: fall back to silence
+    }
+  }
+
+  /** Forward drained bytes, holding back a possible start of the marker, and finish when the marker has come out. */
+  private scanForMarker(data: Buffer): void {
+    const marker = this.endMarker!;
+    const buf = this.heldBack.length ? Buffer.concat([this.heldBack, data]) : data;
+    const at = buf.indexOf(marker);
+    if (at >= 0) {
+      this.heldBack = Buffer.alloc(0);
+      if (at > 0) this.dataListener?.(buf.subarray(0, at));
+      // Whatever follows came from a process still holding the terminal after the child exited.
+      if (at + marker.length < buf.length) this.dataListener?.(buf.subarray(at + marker.length));
+      this.finishDrain();
+      return;
+    }
+    const keep = Math.min(buf.length, marker.length - 1);
+    if (buf.length > keep) this.dataListener?.(buf.subarray(0, buf.length - keep));
+    this.heldBack = Buffer.from(buf.subarray(buf.length - keep));
+  }
+
+  private finishDrain(): void {
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.drainTimer = undefined;
+    if (this.disposed || !this.releaseSocket) return;
+    if (this.heldBack.length) {
+      const rest = this.heldBack;
+      this.heldBack = Buffer.alloc(0);
+      this.dataListener?.(rest);
+    }
+    this.endMarker = undefined;
+    this.closeSlave();
+    const release = this.releaseSocket;
+    release();
   }
 }
 
