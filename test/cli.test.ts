@@ -97,3 +97,12 @@ test('the termhost bin works from the environment (TERMHOST_ADDR, TERMHOST_TOKEN
   const failed = await exec(process.execPath, [bin, 'screen', id], { env }).catch((e: { code: number; stderr: string }) => e);
   assert.equal((failed as { code: number }).code, 1);
 });
+
+test('wait --stable matches a screen that keeps redrawing the same text', async () => {
+  const created = await run('new', '--', process.execPath, '-e', "setInterval(() => process.stdout.write('\\r[ spinner ] same'), 20)");
+  const id = created.out.trim().split(/\s+/)[0];
+  const r = await run('wait', id, '--stable', '300', '--timeout', '5000');
+  assert.equal(r.code, 0, r.out + r.err);
+  assert.match(r.out, /^matched: stable/);
+  assert.equal((await run('kill', id)).code, 0);
+});

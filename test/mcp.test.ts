@@ -163,6 +163,42 @@ describe('over stdio: termhost mcp --embedded', () => {
   });
 });
 
+describe('over stdio: termhost mcp against a running daemon (TERMHOST_ADDR, TERMHOST_TOKEN)', () => {
+  let d: TestDaemon;
+  let client: Client;
+  let dir: string;
+  before(async () => {
+    d = await startTestDaemon();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-mcp-remote-'));
+    const agent = await d.client.createToken('stdio-agent', 'agent');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(ROOT, 'dist/cli/main.js'), 'mcp'],
+      cwd: dir,
+      stderr: 'pipe',
+      env: { PATH: process.env.PATH ?? '', HOME: dir, TERMHOST_ADDR: d.address, TERMHOST_TOKEN: agent.token },
+    });
+    client = new Client({ name: 'test-remote', version: '0' });
+    await client.connect(transport);
+  });
+  after(async () => {
+    await client.close();
+    await d.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('vim through the daemon, as the token\'s actor', async () => {
+    const id = await vimScenario(client, dir);
+    const record = (await d.client.getSession(id)) as unknown as { live: boolean; created_by: { name: string } };
+    assert.equal(record.live, false);
+    assert.equal(record.created_by.name, 'stdio-agent');
+  });
+
+  test('resource notifications come from the daemon\'s event stream', async () => {
+    await resourceScenario(client);
+  });
+});
+
 describe('over streamable HTTP: the daemon at /mcp', () => {
   let d: TestDaemon;
   let dir: string;
