@@ -5,7 +5,7 @@
 import type { Screen } from '../../protocol/http.js';
 
 /** Screens remembered per session. Enough for several agents polling the same session; older asks get a full screen. */
-export const SCREEN_HISTORY_ENTRIES = 32;
+export const SCREEN_HISTORY_ENTRIES = 16;
 
 export class ScreenHistory {
   private readonly bySeq = new Map<number, Screen>();
