@@ -28,6 +28,19 @@ export const ModesSchema = Type.Object(
   { description: "The application's live DEC modes, as the emulator tracks them." },
 );
 
+/** What a screen shares with a changes answer besides its rows: cursor, modes and process state. */
+const ScreenStateFields = {
+    cursor: Type.Object({ x: Type.Integer(), y: Type.Integer(), visible: Type.Boolean() }),
+    alt_screen: Type.Boolean(),
+    title: Type.String(),
+    modes: ModesSchema,
+    exited: Type.Boolean(),
+    exit_code: Type.Union([Type.Integer(), Type.Null()]),
+    exit_signal: Type.Union([Type.String(), Type.Null()]),
+    exit_reason: Type.Union([StringEnum(['completed', 'crashed', 'closed']), Type.Null()]),
+    last_output_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+};
+
 export const HighlightSchema = Type.Object(
   {
     row: Type.Integer({ minimum: 0 }),
@@ -44,15 +57,7 @@ export const ScreenSchema = Type.Object(
     cols: Type.Integer(),
     rows: Type.Integer(),
     lines: Type.Array(Type.String(), { description: 'One string per row, right-trimmed.' }),
-    cursor: Type.Object({ x: Type.Integer(), y: Type.Integer(), visible: Type.Boolean() }),
-    alt_screen: Type.Boolean(),
-    title: Type.String(),
-    modes: ModesSchema,
-    exited: Type.Boolean(),
-    exit_code: Type.Union([Type.Integer(), Type.Null()]),
-    exit_signal: Type.Union([Type.String(), Type.Null()]),
-    exit_reason: Type.Union([StringEnum(['completed', 'crashed', 'closed']), Type.Null()]),
-    last_output_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    ...ScreenStateFields,
     raw: Type.Optional(Type.String({ description: 'Styled ANSI that repaints this screen (format=raw only).' })),
     highlights: Type.Optional(Type.Array(HighlightSchema, { description: 'Runs drawn in inverse video (highlights=true only).' })),
   },
@@ -77,15 +82,7 @@ export const ScreenChangesSchema = Type.Object(
     lines: Type.Optional(Type.Array(Type.String(), { description: 'The whole screen (full=true only).' })),
     cols: Type.Integer(),
     rows: Type.Integer(),
-    cursor: Type.Object({ x: Type.Integer(), y: Type.Integer(), visible: Type.Boolean() }),
-    alt_screen: Type.Boolean(),
-    title: Type.String(),
-    modes: ModesSchema,
-    exited: Type.Boolean(),
-    exit_code: Type.Union([Type.Integer(), Type.Null()]),
-    exit_signal: Type.Union([Type.String(), Type.Null()]),
-    exit_reason: Type.Union([StringEnum(['completed', 'crashed', 'closed']), Type.Null()]),
-    last_output_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    ...ScreenStateFields,
     highlights: Type.Optional(Type.Array(HighlightSchema)),
   },
   {},
