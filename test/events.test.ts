@@ -53,6 +53,23 @@ test('a session lifecycle produces the documented events with ids, types, sessio
   stream.close();
 });
 
+test('output events count every byte, the last chunk included, before the exit is reported', async () => {
+  const stream = sse(d.address, d.token);
+  assert.equal((await stream.next())?.comment, 'connected');
+  const s = await d.client.createSession({ command: ['printf', 'hi'] });
+  const events = await collect(stream, (e) => e.type === 'process_exited' && e.session_id === s.id);
+  const mine = events.filter((e) => e.session_id === s.id);
+  const bytes = mine.filter((e) => e.type === 'output').reduce((n, e) => n + (e.bytes as number), 0);
+  assert.equal(bytes, 2, JSON.stringify(mine));
+  const last = mine.filter((e) => e.type === 'output').at(-1)!;
+  assert.equal(last.seq, 2, 'the output event carries the stream offset after its bytes');
+  const screens = mine.filter((e) => e.type === 'screen_changed');
+  assert.equal(screens.at(-1)!.seq, 2, 'the last screen_changed reflects every byte');
+  assert.equal(new Set(screens.map((e) => e.seq)).size, screens.length, 'no screen_changed repeats a seq');
+  await d.client.deleteSession(s.id);
+  stream.close();
+});
+
 test('screen_changed is coalesced: a burst of output gives a handful of events, not one per chunk', async () => {
   const s = await d.client.createSession({ command: ['sh', '-c', 'seq 1 20000; sleep 30'] });
   const stream = sse(d.address, d.token, { session: s.id, lastEventId: 0 });

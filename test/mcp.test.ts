@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { TermhostClient } from '../src/client/TermhostClient.js';
 import { ROOT, assertNoLeaks, rawRequest, startTestDaemon, until, type TestDaemon } from './helpers.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, any> };
@@ -152,6 +153,15 @@ describe('over stdio: termhost mcp --embedded', () => {
     await resourceScenario(client);
   });
 
+  test('sessions start in the MCP server\'s working directory unless told otherwise', async () => {
+    const created = await ok(client, 'session_create', { command: ['pwd'] });
+    assert.equal(created.structuredContent!.cwd, dir);
+    const id = created.structuredContent!.id as string;
+    const done = await ok(client, 'wait_for', { session: id, exit: true, timeout_ms: 5000 });
+    assert.equal(done.structuredContent!.screen.lines[0], fs.realpathSync(dir));
+    await ok(client, 'session_kill', { session: id });
+  });
+
   test('a long-running wait_for can be bounded and reports the timeout as a result, not an error', async () => {
     const created = await ok(client, 'session_create', { command: ['cat'] });
     const id = created.structuredContent!.id as string;
@@ -196,6 +206,34 @@ describe('over stdio: termhost mcp against a running daemon (TERMHOST_ADDR, TERM
 
   test('resource notifications come from the daemon\'s event stream', async () => {
     await resourceScenario(client);
+  });
+
+  test('leases renew by id, and a refusal carries the server\'s fields (the holder) through the client', async () => {
+    const created = await ok(client, 'session_create', { command: ['cat'] });
+    const id = created.structuredContent!.id as string;
+    const lease = await ok(client, 'lease_acquire', { session: id, ttl_ms: 5000 });
+    const leaseId = lease.structuredContent!.lease_id as string;
+    const renewed = await ok(client, 'lease_acquire', { session: id, ttl_ms: 60_000, lease_id: leaseId });
+    assert.equal(renewed.structuredContent!.lease_id, leaseId, 'the same lease, renewed');
+    assert.equal((await d.client.leases(id)).length, 1, 'no second lease');
+    await ok(client, 'lease_release', { session: id, lease_id: leaseId });
+
+    const other = await d.client.createToken('stdio-other', 'agent');
+    const otherClient = new TermhostClient({ address: d.address, token: other.token });
+    await otherClient.acquireLease(id, 'exclusive', 60_000);
+    const refused = await call(client, 'lease_acquire', { session: id });
+    assert.equal(refused.isError, true);
+    assert.equal(refused.structuredContent!.code, 'lease_held');
+    assert.deepEqual(refused.structuredContent!.holder, { name: 'stdio-other', kind: 'agent' });
+    assert.equal(refused.structuredContent!.retryable, true);
+    otherClient.close();
+    await ok(client, 'session_kill', { session: id });
+  });
+
+  test('through a daemon, sessions keep the daemon\'s default working directory', async () => {
+    const created = await ok(client, 'session_create', { command: ['pwd'] });
+    assert.notEqual(created.structuredContent!.cwd, dir, 'only --embedded uses the MCP server\'s own directory');
+    await ok(client, 'session_kill', { session: created.structuredContent!.id });
   });
 });
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { TermhostError } from '../src/client/TermhostClient.js';
-import { assertNoLeaks, startTestDaemon, waitText, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, rawRequest, startTestDaemon, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
 before(async () => {
@@ -167,4 +167,31 @@ test('a wait that ends because the process exited says so, with the exit code', 
   assert.equal(r3.reason, 'text');
   assert.equal('exit_code' in r3, false);
   for (const id of [a.id, b.id, c.id]) await d.client.deleteSession(id);
+});
+
+test('with highlights asked for, a selection that moves without any text change counts as a change', async () => {
+  const info = await d.client.createSession({
+    command: ['bash', '-c', "printf '\\033[7mfirst\\033[0m\\nsecond\\n'; read x; printf '\\033[1;1Hfirst\\033[2;1H\\033[7msecond\\033[0m\\033[3;1H'; sleep 30"],
+    cols: 30,
+    rows: 5,
+  });
+  await waitText(d, info.id, 'second');
+  const before = await d.client.screen(info.id, { highlights: true });
+  assert.deepEqual(before.highlights, [{ row: 0, col: 0, len: 5, text: 'first' }]);
+  const pending = d.client.screenChanges(info.id, before.seq, { highlights: true, waitMs: 10_000 });
+  await d.client.input(info.id, [{ key: 'Enter' }]);
+  const moved = await pending;
+  assert.equal(moved.changed, true);
+  assert.deepEqual(moved.highlights, [{ row: 1, col: 0, len: 6, text: 'second' }]);
+  assert.ok(!moved.changes!.some((c) => c.row === 0 || c.row === 1), 'no row text changed');
+  await d.client.deleteSession(info.id);
+});
+
+test('wait_ms without since_seq is refused: a long poll needs a screen to compare with', async () => {
+  const info = await d.client.createSession({ command: ['cat'] });
+  const r = await rawRequest(d.address, { path: `/v1/sessions/${info.id}/screen?wait_ms=100`, headers: { authorization: `Bearer ${d.token}` } });
+  assert.equal(r.status, 400);
+  assert.equal(r.json.code, 'invalid_request');
+  assert.match(r.json.error, /since_seq/);
+  await d.client.deleteSession(info.id);
 });

@@ -3,6 +3,8 @@
  * the session's output leaves the runtime until a person closes the window.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { TermhostClient, TermhostError } from '../src/client/TermhostClient.js';
 import type { AttachEvent } from '../src/client/AttachClient.js';
@@ -42,6 +44,16 @@ async function endWindow(c: TermhostClient, id: string) {
 }
 
 const SECRET = 'hunter2-topsecret';
+
+/** Whether the session's terminal has echo off, read from the outside with stty on its tty. */
+function sttyEchoOff(pid: number): boolean {
+  try {
+    const tty = fs.readlinkSync(`/proc/${pid}/fd/0`);
+    return /(^|\s)-echo(\s|$)/.test(execFileSync('stty', ['-a', '-F', tty], { encoding: 'utf8' }));
+  } catch {
+    return false;
+  }
+}
 const is423 = (e: TermhostError) => e.status === 423 && e.code === 'secret_input_active';
 
 test('a person types a secret: no API read, event, attach frame or ring content ever contains it', async () => {
@@ -132,6 +144,19 @@ test('ending while output is still arriving is refused as settling, retryably', 
   assert.equal((await d.client.secretInput(s.id)).active, true, 'failing keeps it private');
   await d.client.signal(s.id, 'KILL');
   await endWindow(human, s.id);
+  await d.client.deleteSession(s.id);
+});
+
+test('ending right after a keystroke is refused as settling, even for a program that never prints', async () => {
+  // Echo off and no output at all: only the keystroke's timing can hold the window open for its possible echo.
+  const s = await d.client.createSession({ command: ['sh', '-c', 'stty -echo; exec sleep 30'] });
+  await until('echo to be off', () => sttyEchoOff(s.pid));
+  assert.equal((await d.client.getSession(s.id)).seq, 0, 'the program printed nothing');
+  await human.secretAction(s.id, 'start', 'typing');
+  await human.input(s.id, [{ text: SECRET }, { key: 'Enter' }]);
+  await assert.rejects(human.secretAction(s.id, 'end'), (e: TermhostError) => e.code === 'secret_input_settling' && e.retryable);
+  await endWindow(human, s.id);
+  assert.equal((await d.client.secretInput(s.id)).active, false);
   await d.client.deleteSession(s.id);
 });
 

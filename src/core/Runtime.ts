@@ -46,13 +46,17 @@ export class Runtime {
     let pendingBytes = 0;
     let timer: NodeJS.Timeout | undefined;
     let lastAt = 0;
+    let screenPublished = -1;
+    let screenDirty = false;
     const flush = () => {
       timer = undefined;
       lastAt = Date.now();
       if (s.secretActive) return void (pendingBytes = 0);
       if (pendingBytes > 0) bus.publish(id, { type: 'output', bytes: pendingBytes, seq: s.seq });
       pendingBytes = 0;
-      bus.publish(id, { type: 'screen_changed', seq: s.parsedSeq });
+      if (screenDirty || s.parsedSeq !== screenPublished) bus.publish(id, { type: 'screen_changed', seq: s.parsedSeq });
+      screenPublished = s.parsedSeq;
+      screenDirty = false;
     };
     const changed = () => {
       if (timer) return;
@@ -61,10 +65,16 @@ export class Runtime {
       else timer = setTimeout(flush, wait);
     };
     const e = s.events;
+    // A chunk is parsed (and reported parsed) while it is fed, before its output event: both schedule a flush, so the
+    // last chunk's bytes are reported too.
     e.on('output', (chunk) => {
       pendingBytes += chunk.length;
+      changed();
     });
-    e.on('parsed', changed);
+    e.on('parsed', () => {
+      screenDirty = true;
+      changed();
+    });
     e.on('resized', (cols, rows) => bus.publish(id, { type: 'resized', cols, rows }));
     e.on('title', (title) => bus.publish(id, { type: 'title_changed', title }));
     e.on('exit', (exit, reason) => {

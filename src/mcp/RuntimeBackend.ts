@@ -19,6 +19,8 @@ export class RuntimeBackend implements Backend {
     private readonly actor: Actor,
     /** Called on close; the embedded server owns its runtime, the daemon's endpoint does not. */
     private readonly onClose: () => Promise<void> = async () => {},
+    /** Working directory for sessions created without `cwd`; the runtime's default (HOME) otherwise. */
+    private readonly defaultCwd?: string,
   ) {}
 
   private session(id: string): Session {
@@ -29,7 +31,8 @@ export class RuntimeBackend implements Backend {
     if (spec.transcript === 'raw' && this.actor.kind !== 'admin') {
       throw new TermError('forbidden', 'only an admin may store an unredacted (raw) transcript');
     }
-    return unwrap(this.runtime.sessions.create(spec, this.actor)).info();
+    const withCwd = spec.cwd === undefined && this.defaultCwd !== undefined ? { ...spec, cwd: this.defaultCwd } : spec;
+    return unwrap(this.runtime.sessions.create(withCwd, this.actor)).info();
   }
   async list() {
     return this.runtime.sessions.list().map((s) => s.info());
@@ -72,8 +75,8 @@ export class RuntimeBackend implements Backend {
     s.signal(signal as Signal);
     return s.info();
   }
-  async acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number) {
-    return unwrap(this.session(id).control.leases.acquire(this.actor, mode, ttlMs));
+  async acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number, leaseId?: string) {
+    return unwrap(this.session(id).control.leases.acquire(this.actor, mode, ttlMs, leaseId));
   }
   async releaseLease(id: string, leaseId: string) {
     unwrap(this.session(id).control.leases.release(this.actor, leaseId));

@@ -22,7 +22,8 @@ export interface Backend {
   mouse(id: string, event: MouseInput, leaseId?: string): Promise<{ written: number; modes: Modes }>;
   resize(id: string, cols: number, rows: number): Promise<SessionInfo>;
   signal(id: string, signal: string): Promise<SessionInfo>;
-  acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number): Promise<Lease>;
+  /** Take a lease, or renew `leaseId` (held by the same actor). */
+  acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number, leaseId?: string): Promise<Lease>;
   releaseLease(id: string, leaseId: string): Promise<void>;
   /** Runtime events as they happen; returns an unsubscribe function. */
   subscribe(listener: (e: RuntimeEvent) => void): () => void;
@@ -69,8 +70,8 @@ export class ClientBackend implements Backend {
   signal(id: string, signal: string) {
     return this.client.signal(id, signal);
   }
-  acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number) {
-    return this.client.acquireLease(id, mode, ttlMs);
+  acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number, leaseId?: string) {
+    return this.client.acquireLease(id, mode, ttlMs, leaseId);
   }
   releaseLease(id: string, leaseId: string) {
     return this.client.releaseLease(id, leaseId);

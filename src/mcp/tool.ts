@@ -37,14 +37,15 @@ export type AnyTool = ReturnType<typeof defineTool<z.ZodRawShape>>;
 
 /** An error as the agent sees it: what went wrong, its stable code, and whether retrying may help. */
 export function toolError(err: unknown): CallToolResult {
-  const e = err as { message?: string; code?: string; retryable?: boolean; status?: number; body?: Record<string, unknown>; extra?: Record<string, unknown> };
+  // A TermError (embedded) keeps extra fields in `extra`; a TermhostError (from the daemon) has the whole body.
+  const e = err as { message?: string; code?: string; retryable?: boolean; body?: Record<string, unknown>; extra?: Record<string, unknown> };
   const code = typeof e.code === 'string' ? e.code : 'internal';
   const message = e.message ?? String(err);
   const retry = e.retryable ? ' (retryable: try again shortly)' : '';
   return {
     isError: true,
     content: [{ type: 'text', text: `error ${code}: ${message}${retry}` }],
-    structuredContent: { error: message, code, retryable: e.retryable === true, ...(e.extra ?? {}) },
+    structuredContent: { ...(e.body ?? {}), ...(e.extra ?? {}), error: message, code, retryable: e.retryable === true },
   };
 }
 

@@ -22,9 +22,16 @@ export const mcp: Command = {
     let backend: Backend;
     if (parsed.flags.embedded) {
       const runtime = new Runtime();
-      backend = new RuntimeBackend(runtime, { name, kind: 'agent' }, () => runtime.close());
+      // Sessions start where the MCP client started this server, as a program run from there would.
+      backend = new RuntimeBackend(runtime, { name, kind: 'agent' }, () => runtime.close(), process.cwd());
     } else {
       const client = clientFrom(parsed);
+      if (parsed.flags.token === undefined && process.env.TERMHOST_TOKEN === undefined) {
+        io.err(
+          'termhost mcp: warning: no TERMHOST_TOKEN; using the daemon\'s own admin token, so the agent acts as a person ' +
+            '(it preempts other agents and types during secret windows). Give it an agent token: termhost token create --name NAME --role agent\n',
+        );
+      }
       await client.health().catch((err: Error) => io.err(`termhost mcp: warning: ${err.message}; tools will fail until the daemon is up\n`));
       backend = new ClientBackend(client);
     }

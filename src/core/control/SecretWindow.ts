@@ -3,13 +3,14 @@
  * nothing derived from the session's output leaves the runtime (the session enforces that; this holds the state).
  *
  * Anyone may open it: raising the shield is always safe, and a prompt detector must be able to. Only a person may
- * close it, and only once the session has been quiet for the settle time, so the echo of what was typed, still on its
- * way through the PTY, is not released. Until then closing fails with a retryable `secret_input_settling`.
+ * close it, and only once the session has been quiet for the settle time, both ways: no output, and no input (a
+ * keystroke just sent may still be echoed), so the echo of what was typed, still on its way through the PTY, is not
+ * released. Until then closing fails with a retryable `secret_input_settling`.
  */
 import { TermError, fail, ok, type Result } from '../errors.js';
 import { isHuman, type Actor } from './actor.js';
 
-/** Output must have been silent this long before a window may close. */
+/** Output and input must have been silent this long before a window may close. */
 export const SECRET_SETTLE_MS = 250;
 
 export interface SecretState {
@@ -39,15 +40,16 @@ export class SecretWindow {
     return true;
   }
 
-  end(actor: Actor, lastOutputAt: number | null): Result<void> {
+  /** `lastActivityAt`: epoch ms of the session's last output byte or accepted input, whichever is later. */
+  end(actor: Actor, lastActivityAt: number | null): Result<void> {
     if (!this.state.active) return ok(undefined);
     if (!isHuman(actor)) {
       return fail(new TermError('forbidden', 'only a person may end a secret-input window; an agent that could end it could then read the screen'));
     }
-    const quietFor = lastOutputAt === null ? Infinity : this.now() - lastOutputAt;
+    const quietFor = lastActivityAt === null ? Infinity : this.now() - lastActivityAt;
     if (quietFor < SECRET_SETTLE_MS) {
       return fail(
-        new TermError('secret_input_settling', `the session printed output ${Math.round(quietFor)} ms ago; retry once it has been quiet for ${SECRET_SETTLE_MS} ms`, { retry_after_ms: SECRET_SETTLE_MS - quietFor }, true),
+        new TermError('secret_input_settling', `the session had output or input ${Math.round(quietFor)} ms ago; retry once it has been quiet for ${SECRET_SETTLE_MS} ms`, { retry_after_ms: SECRET_SETTLE_MS - quietFor }, true),
       );
     }
     this.state = { active: false, since: null, reason: null, started_by: null };

@@ -17,11 +17,13 @@ export class SessionControl {
   readonly leases: LeaseTable;
   readonly secret: SecretWindow;
   lastInputBy: Actor | null = null;
+  /** Epoch ms of the last accepted input. */
+  lastInputAt: number | null = null;
 
   constructor(
     readonly options: ControlOptions,
     leaseEvents: LeaseEvents,
-    now: () => number = Date.now,
+    private readonly now: () => number = Date.now,
   ) {
     this.leases = new LeaseTable(leaseEvents, now);
     this.secret = new SecretWindow(now);
@@ -39,6 +41,7 @@ export class SessionControl {
 
   accepted(actor: Actor): void {
     this.lastInputBy = { name: actor.name, kind: actor.kind };
+    this.lastInputAt = this.now();
   }
 
   dispose(): void {

@@ -13,7 +13,7 @@ export class ScreenHistory {
   constructor(private readonly max = SCREEN_HISTORY_ENTRIES) {}
 
   remember(screen: Screen): void {
-    const { raw: _raw, highlights: _highlights, ...kept } = screen;
+    const { raw: _raw, ...kept } = screen; // highlights stay: they tell selection moves apart
     this.bySeq.delete(screen.seq);
     this.bySeq.set(screen.seq, kept);
     if (this.bySeq.size > this.max) this.bySeq.delete(this.bySeq.keys().next().value as number);

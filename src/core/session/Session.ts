@@ -301,7 +301,8 @@ export class Session {
   /** Close the window: people only, and only once output has settled. Clients then repaint from the emulator. */
   endSecret(actor: Actor): Result<void> {
     const wasActive = this.secretActive;
-    const ended = this.control.secret.end(actor, this.lastOutputMs);
+    const lastActivity = Math.max(this.lastOutputMs ?? -Infinity, this.control.lastInputAt ?? -Infinity);
+    const ended = this.control.secret.end(actor, Number.isFinite(lastActivity) ? lastActivity : null);
     if (!ended.ok || !wasActive) return ended;
     this.frozen = undefined;
     this.freshOutput = false;

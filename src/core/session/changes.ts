@@ -36,7 +36,7 @@ export async function changesSince(session: Session, sinceSeq: number, opts: Cha
     const check = () => {
       queued = false;
       if (session.secretActive || session.exited) return done();
-      if (diffScreens(sinceSeq, before, session.peekScreen()).changed) done();
+      if (diffScreens(sinceSeq, before, session.peekScreen(false, opts.highlights ?? false)).changed) done();
     };
     const queue = () => {
       if (queued) return;

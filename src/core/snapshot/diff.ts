@@ -36,6 +36,8 @@ export function diffScreens(sinceSeq: number, before: Screen | undefined, now: S
     before.alt_screen !== now.alt_screen ||
     before.title !== now.title ||
     !sameModes(before.modes, now.modes) ||
-    before.exited !== now.exited;
+    before.exited !== now.exited ||
+    // A selection moving through a menu changes only attributes; with highlights asked for, that is a change.
+    (highlights !== undefined && JSON.stringify(before.highlights ?? null) !== JSON.stringify(highlights));
   return out;
 }

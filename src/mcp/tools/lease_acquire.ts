@@ -10,10 +10,11 @@ export default defineTool('lease_acquire', {
   input: {
     session: sessionId,
     mode: z.enum(['shared', 'exclusive']).optional().describe('Default exclusive.'),
-    ttl_ms: z.number().int().min(100).max(600000).optional().describe('Default 60000; renew by acquiring again.'),
+    ttl_ms: z.number().int().min(100).max(600000).optional().describe('Default 60000.'),
+    lease_id: z.string().min(1).max(64).optional().describe('Renew this lease of yours (new TTL, optionally a new mode) instead of taking another.'),
   },
-  async run({ session, mode, ttl_ms }, { backend }) {
-    const lease = await backend.acquireLease(session, mode ?? 'exclusive', ttl_ms ?? 60_000);
+  async run({ session, mode, ttl_ms, lease_id }, { backend }) {
+    const lease = await backend.acquireLease(session, mode ?? 'exclusive', ttl_ms ?? 60_000, lease_id);
     return { text: `lease ${lease.lease_id} (${lease.mode}) on session ${session} until ${lease.expires_at}`, structured: lease as unknown as Record<string, unknown> };
   },
 });

@@ -6,8 +6,8 @@ export default defineTool('wait_for', {
   title: 'Wait for the terminal',
   description:
     'Wait until a condition holds instead of sleeping, then get the screen. Give one or more (first wins): text ' +
-    '(screen contains it), regex (JavaScript, multiline, over the rows joined by newlines, e.g. "\\\\$ $" for a ' +
-    'prompt), quiet_ms (no output bytes for that long), stable_ms (screen text unchanged that long, even if a ' +
+    '(screen contains it), regex (JavaScript, multiline, over the rows joined by newlines; rows are right-trimmed, ' +
+    'so a "$ " prompt is matched by "\\\\$$"), quiet_ms (no output bytes for that long), stable_ms (screen text unchanged that long, even if a ' +
     'spinner keeps redrawing: best for "is it done?"), exit (the process ended; the exit code is reported). ' +
     'timeout_ms bounds the wait (default 10000, max 60000); a timeout is not an error, the result says matched=false.',
   input: {

@@ -1,7 +1,7 @@
 /** Reading what a person would see: the screen and the scrollback above it. */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { changesSince } from '../../core/index.js';
+import { TermError, changesSince } from '../../core/index.js';
 import { ScreenChangesSchema, ScreenSchema, ScrollbackSchema, SessionIdParams } from '../../protocol/http.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
@@ -35,7 +35,6 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
           'the screen served at seq N, or the full screen (full=true) when that screen is no longer known.',
         params: SessionIdParams,
         querystring: ScreenQuery,
-        // ScreenChanges first: serialization picks the first schema the answer fits, and every Screen field fits Screen.
         // ScreenChanges first: the serializer uses the first schema an answer fits, and a full-screen ScreenChanges
         // would also fit Screen (losing since_seq, changed and full).
         response: { 200: Type.Union([ScreenChangesSchema, ScreenSchema]), ...errors(400, 404, 423) },
@@ -44,6 +43,9 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
     async (req, reply) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
       const q = req.query as Static<typeof ScreenQuery>;
+      if (q.wait_ms !== undefined && q.since_seq === undefined) {
+        throw new TermError('invalid_request', 'wait_ms needs since_seq: a long poll waits for a change since a screen you already have');
+      }
       unwrap(session.readable());
       if (q.since_seq === undefined) return session.screen(q.format === 'raw', q.highlights ?? false);
       // A client that hangs up ends its long poll, so abandoned polls hold no timers or listeners.
