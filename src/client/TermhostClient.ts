@@ -18,6 +18,7 @@ import type {
   WaitRequest,
   WaitResult,
 } from '../protocol/http.js';
+import type { LoginCode, LoginCodeRequest } from '../protocol/ui.js';
 
 export type Lease = Static<typeof LeaseSchema>;
 export type SecretState = Static<typeof SecretStateSchema>;
@@ -170,6 +171,11 @@ export class TermhostClient {
   /** The whole transcript as an asciicast v2 file. */
   transcriptCast(id: string): Promise<string> {
     return this.request('GET', `/v1/sessions/${enc(id)}/transcript?format=asciicast`, undefined, true);
+  }
+
+  /** A single-use, 60 s code that signs a browser in to the UI: open `login_path` on the daemon's address. */
+  mintUiLogin(opts: LoginCodeRequest = {}): Promise<LoginCode> {
+    return this.request('POST', '/v1/ui/login-codes', opts);
   }
 
   openapi(): Promise<Record<string, unknown>> {

@@ -26,6 +26,10 @@ import { waitRoutes } from './routes/wait.js';
 import type { TokenStore } from './TokenStore.js';
 import type { Store } from '../store/Store.js';
 import { transcriptRoutes } from './routes/transcript.js';
+import { uiRoutes } from './routes/ui.js';
+import { uiCookieOf, uiLoginRoutes } from './routes/uiLogin.js';
+import { UiLogins } from './UiLogins.js';
+import { withRedaction } from './logRedaction.js';
 
 /** Request bodies past this size are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -44,10 +48,12 @@ export interface ServerOptions {
   heartbeatMs?: number;
   /** pino options, or false for no logging. */
   logger?: boolean | Record<string, unknown>;
+  /** Browser sign-ins for the UI; in memory only when absent. */
+  uiLogins?: UiLogins;
 }
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: opts.logger ?? false });
+  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: withRedaction(opts.logger) });
   // Query strings and path params are text, so their numbers and arrays are coerced from strings; JSON bodies are
   // typed already, and a "70" where a number belongs is refused rather than guessed.
   const ajvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false } as const;
@@ -67,7 +73,18 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     void sendError(reply, new TermError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
   });
   app.decorateRequest('principal', undefined);
-  app.addHook('onRequest', makeAuthHook({ tokens: opts.tokens, allowedHosts: new Set(opts.allowedHosts ?? []) }));
+  const uiLogins = opts.uiLogins ?? new UiLogins(opts.tokens, { daemonToken: '' });
+  if (!opts.uiLogins) app.addHook('onClose', async () => uiLogins.dispose());
+  const allowedOrigins = new Set((opts.allowedOrigins ?? []).map(normalizeOrigin));
+  app.addHook(
+    'onRequest',
+    makeAuthHook({
+      tokens: opts.tokens,
+      allowedHosts: new Set(opts.allowedHosts ?? []),
+      cookie: (req) => uiLogins.resolve(uiCookieOf(req)),
+      allowedOrigins,
+    }),
+  );
   app.addHook('preHandler', roleHook);
 
   await app.register(swagger, {
@@ -97,9 +114,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       ...deps,
       attachTokens: new AttachTokens(),
       settings: { ...DEFAULT_ATTACH_SETTINGS, ...opts.attach },
-      allowedOrigins: new Set((opts.allowedOrigins ?? []).map(normalizeOrigin)),
+      allowedOrigins,
     }),
   );
+  await app.register(async (scope) => uiLoginRoutes(scope, { ...deps, uiLogins }));
+  await app.register(uiRoutes);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

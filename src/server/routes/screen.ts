@@ -1,12 +1,13 @@
 /** Reading what a person would see: the screen and the scrollback above it. */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { ScreenSchema, ScrollbackSchema, SessionIdParams } from '../../protocol/http.js';
+import { withStyledRows } from '../../core/index.js';
+import { ScreenSchema, ScrollbackSchema, SessionIdParams, StringEnum } from '../../protocol/http.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
 const ScreenQuery = Type.Object(
-  { format: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('raw')], { description: 'raw adds styled ANSI' })) },
+  { format: Type.Optional(StringEnum(['text', 'raw', 'styled'], { description: 'raw adds styled ANSI; styled adds rows of styled spans' })) },
   { additionalProperties: false },
 );
 const ScrollbackQuery = Type.Object(
@@ -28,7 +29,9 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
       unwrap(session.readable());
-      return session.screen((req.query as Static<typeof ScreenQuery>).format === 'raw');
+      const { format } = req.query as Static<typeof ScreenQuery>;
+      const screen = await session.screen(format === 'raw');
+      return format === 'styled' ? withStyledRows(screen, session.emulator) : screen;
     },
   );
 
