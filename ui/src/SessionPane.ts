@@ -89,6 +89,17 @@ export class SessionPane {
       this.footEl,
     );
     this.cleanups.push(ctx.events.on((e) => this.onEvent(e)));
+    // A viewer's keystrokes go nowhere (the renderer does not even send them); say so rather than seem broken.
+    let hinted = 0;
+    this.termHost.addEventListener(
+      'keydown',
+      () => {
+        if (this.role !== 'viewer' || this.state.kind !== 'attached' || Date.now() - hinted < 5000) return;
+        hinted = Date.now();
+        this.notice(this.canDrive ? 'You are watching read-only: switch to Driver to type.' : 'This browser signed in read-only: typing goes nowhere.', 'info');
+      },
+      true,
+    );
     const observer = new ResizeObserver(() => this.scheduleFit());
     observer.observe(this.termHost);
     this.cleanups.push(() => observer.disconnect());
