@@ -74,7 +74,7 @@ test('the session list follows the event stream: new sessions, leases, attached 
   const lease = await agent.acquireLease(s.id, 'exclusive', 60_000);
   await row.locator('.holder', { hasText: 'claude (agent, exclusive)' }).waitFor();
   await agent.input(s.id, [{ key: 'Enter' }], { leaseId: lease.lease_id });
-  await row.locator('.pill-exited', { hasText: 'exited · completed, code 3' }).waitFor();
+  await row.locator('.pill-exited', { hasText: 'exited · code 3' }).waitFor();
   await agent.deleteSession(s.id);
   await row.waitFor({ state: 'detached' });
   // "Show ended" brings back what is gone, from the store.

@@ -28,6 +28,12 @@ const ROW_EVENTS = new Set([
 ]);
 const LEASE_EVENTS = new Set(['lease_acquired', 'lease_released', 'input_preempted']);
 
+/** "1 driving · 2 watching", only the parts that are not zero. */
+function attached(c: { drivers: number; viewers: number }): string {
+  const parts = [c.drivers > 0 && `${c.drivers} driving`, c.viewers > 0 && `${c.viewers} watching`].filter(Boolean);
+  return parts.length > 0 ? parts.join(' · ') : 'nobody';
+}
+
 export interface ListContext {
   me: Me | undefined;
   events: EventStream;
@@ -233,8 +239,8 @@ export class SessionList {
     };
     const labels = Object.entries(s.labels).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${v}`));
     let state: HTMLElement;
-    if (!s.live) state = h('span', { class: 'pill pill-ended' }, `ended · ${describeExit(s.exit_reason ?? 'unknown', s.exit_code, s.exit_signal)}`);
-    else if (s.exited) state = h('span', { class: 'pill pill-exited' }, `exited · ${describeExit(s.exit_reason ?? 'completed', s.exit_code, s.exit_signal)}`);
+    if (!s.live) state = h('span', { class: 'pill pill-ended', title: describeExit(s.exit_reason ?? 'unknown', s.exit_code, s.exit_signal) }, `ended · ${s.exit_signal ?? `code ${s.exit_code}`}`);
+    else if (s.exited) state = h('span', { class: 'pill pill-exited', title: s.exit_reason ?? '' }, `exited · ${s.exit_signal ?? `code ${s.exit_code}`}`);
     else state = h('span', { class: 'pill pill-running' }, s.secret_input ? 'running · secret input' : 'running');
     return h(
       'tr',
@@ -246,7 +252,7 @@ export class SessionList {
       h('td', { class: 'age', title: s.created_at }, age(s.created_at, now)),
       h('td', { class: 'state' }, state),
       h('td', { class: 'holder' }, s.live && !s.exited ? inputHolder(this.leases.get(s.id) ?? [], now) : '—'),
-      h('td', { class: 'clients' }, s.live ? `${s.clients.drivers} driving · ${s.clients.viewers} watching` : '—'),
+      h('td', { class: 'clients' }, s.live ? attached(s.clients) : '—'),
       h(
         'td',
         { class: 'actions' },

@@ -11,7 +11,7 @@ import { AttachSocket, type SecretInput } from './attachSocket.js';
 import { createDomView, type StyledScreen } from './domView.js';
 import { fill, h, icon } from './dom.js';
 import type { EventStream, RuntimeEvent } from './events.js';
-import { inputHolder, joinCommand } from './format.js';
+import { age, inputHolder, joinCommand } from './format.js';
 import { failureState, closedState, statusOf, type PaneState } from './paneState.js';
 import { SecretBanner } from './SecretBanner.js';
 import type { TerminalView } from './terminalView.js';
@@ -296,6 +296,7 @@ export class SessionPane {
       case 'client_attached':
       case 'client_detached':
       case 'title_changed':
+      case 'resized':
         void this.refreshInfo();
         break;
       case 'secret_input_started':
@@ -403,6 +404,8 @@ export class SessionPane {
   }
 
   private renderRole(): void {
+    // A session that is gone has nobody to drive or watch.
+    this.roleEl.hidden = this.info?.live === false;
     const button = (role: Role, label: string) =>
       h(
         'button',
@@ -420,6 +423,7 @@ export class SessionPane {
 
   private renderControls(): void {
     const live = this.info?.live === true;
+    this.controlsEl.hidden = this.info?.live === false;
     const running = live && this.state.kind === 'attached';
     const allowed = this.canDrive;
     const why = allowed ? undefined : 'This browser signed in read-only';
@@ -435,6 +439,15 @@ export class SessionPane {
 
   private renderInfo(): void {
     const info = this.info;
+    if (info && !info.live) {
+      const when = info.ended_at ? `${age(info.ended_at, Date.now())} ago` : 'when the daemon stopped';
+      return fill(
+        this.infoEl,
+        h('span', { class: 'info-item' }, h('span', { class: 'muted' }, 'Ended: '), when),
+        h('span', { class: 'info-item' }, h('span', { class: 'muted' }, 'Size: '), `${info.cols}×${info.rows}`),
+        h('span', { class: 'info-item muted' }, info.transcript === 'off' ? 'No transcript was stored.' : 'Replayed from the stored transcript (credentials the daemon recognises are redacted).'),
+      );
+    }
     if (!info?.live) return fill(this.infoEl);
     const holder = inputHolder(this.leases, Date.now());
     fill(
@@ -463,7 +476,8 @@ export class SessionPane {
       content = h('div', { class: 'overlay-card overlay-secret' }, icon('lock'), 'Output is hidden while secret input is on. Type into the pane, then press Done.');
     } else if (st.kind === 'attached' && !this.gotOutput) content = h('div', { class: 'overlay-card overlay-waiting' }, 'Waiting for output…');
     this.overlayEl.hidden = !content;
-    this.overlayEl.className = `overlay${st.kind === 'attached' ? ' overlay-passive' : ''}`;
+    // While a secret is typed the prompt stays in view: the notice sits at the bottom.
+    this.overlayEl.className = `overlay${st.kind === 'attached' ? ' overlay-passive' : ''}${this.secret.active ? ' overlay-bottom' : ''}`;
     fill(this.overlayEl, content);
   }
 
