@@ -3,7 +3,10 @@
  * (same-origin state changes only), what is logged, and the page's own routes.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { TermhostClient, TermhostError } from '../src/client/TermhostClient.js';
@@ -204,4 +207,29 @@ test('the request log never carries the login code, the cookie or the token', as
   assert.ok(!log.includes(code), 'login code in the log');
   assert.ok(!log.includes(cookie.split('=')[1]!), 'cookie secret in the log');
   assert.ok(!log.includes(d.token), 'token in the log');
+});
+
+test('`termhost ui --api-url URL --token-file F` signs in to a daemon elsewhere; a unix socket needs --api-url', async () => {
+  const { runCli } = await import('../src/cli/main.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-ui-cli-'));
+  try {
+    const file = path.join(dir, 'token');
+    fs.writeFileSync(file, `${d.token}\n`, { mode: 0o600 });
+    let out = '';
+    let err = '';
+    const io = { out: (s: string) => (out += s), err: (s: string) => (err += s) };
+    assert.equal(await runCli(['ui', '--print', '--api-url', `http://${d.address}/`, '--token-file', file], io), 0, err);
+    assert.match(out.trim(), new RegExp(`^http://${d.address}/ui/login\\?code=`));
+    assert.match(err, /within 60 s; it works once/);
+    const res = await rawRequest(d.address, { path: new URL(out.trim()).pathname + new URL(out.trim()).search, headers: { host: d.address } });
+    assert.equal(res.status, 303);
+    err = '';
+    assert.equal(await runCli(['ui', '--print', '--addr', `unix:${path.join(dir, 'sock')}`, '--token', d.token], io), 2);
+    assert.match(err, /a browser cannot reach a unix socket/);
+    err = '';
+    assert.equal(await runCli(['ui', '--print', '--api-url', 'https://example.test', '--token-file', file], io), 2);
+    assert.match(err, /must be an http:\/\/ URL/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
