@@ -315,6 +315,44 @@ test('a person opens a secret window with the button and ends it with Done', asy
   await d.client.deleteSession(s.id, 'KILL');
 });
 
+test('"Done" retries while the session is still printing (secret_input_settling) and ends the window once it is quiet', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-ui-settle-'));
+  const stop = path.join(dir, 'stop');
+  const code = [
+    'import getpass, os, sys, time',
+    "pw = getpass.getpass('Password: ')",
+    'while not os.path.exists(sys.argv[1]):',
+    "    print('working', flush=True)",
+    '    time.sleep(0.05)',
+    "print('finished with %d characters' % len(pw), flush=True)",
+    'time.sleep(300)',
+  ].join('\n');
+  const s = await agent.createSession({ command: ['python3', '-c', code, stop], cols: 60, rows: 8 });
+  try {
+    await until('the detector to open a window', async () => (await agent.secretInput(s.id)).active);
+    const person = await signIn(browser, d, ['--session', s.id]);
+    const { page } = person;
+    await waitPaneState(page, 'attached');
+    await page.locator('.secret-banner').waitFor();
+    await focusTerminal(page);
+    await page.keyboard.type('s3cret');
+    await page.keyboard.press('Enter');
+    const settling = page.waitForResponse((r) => r.url().endsWith(`/v1/sessions/${s.id}/secret-input/actions`) && r.status() === 409);
+    await page.getByRole('button', { name: 'Done' }).click();
+    const refused = await settling;
+    assert.equal((await refused.json()).code, 'secret_input_settling');
+    await page.getByRole('button', { name: 'Finishing…' }).waitFor();
+    fs.writeFileSync(stop, '');
+    await page.locator('.secret-banner').waitFor({ state: 'hidden', timeout: 10_000 });
+    await waitTerminal(page, 'finished with 6 characters');
+    assert.equal(await page.locator('.notice-error').count(), 0);
+    await person.close();
+  } finally {
+    await d.client.deleteSession(s.id, 'KILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('--viewer signs in read-only: no driving, no controls', async () => {
   const s = await shell();
   const person = await signIn(browser, d, ['--viewer', '--session', s.id]);

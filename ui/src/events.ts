@@ -25,6 +25,11 @@ export class EventStream {
   private reopenTimer: ReturnType<typeof setTimeout> | undefined;
   private hadError = false;
   private stopped = false;
+  /**
+   * Asked before reopening a stream the browser gave up on; false stops for good (the sign-in ended, say). The
+   * browser does not say why a stream failed, so the page has to ask the daemon.
+   */
+  beforeReopen: () => Promise<boolean> = async () => true;
 
   start(): void {
     this.stopped = false;
@@ -56,7 +61,9 @@ export class EventStream {
       if (es.readyState === EventSource.CLOSED && !this.stopped) {
         es.close();
         clearTimeout(this.reopenTimer);
-        this.reopenTimer = setTimeout(() => this.open(), REOPEN_AFTER_MS);
+        this.reopenTimer = setTimeout(() => {
+          void this.beforeReopen().then((again) => again && !this.stopped && this.open());
+        }, REOPEN_AFTER_MS);
       }
     };
   }

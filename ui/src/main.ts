@@ -121,6 +121,21 @@ async function boot(): Promise<void> {
   route();
 }
 
+events.beforeReopen = async () => {
+  try {
+    await api('GET', '/ui/me');
+  } catch (err) {
+    if ((err as ApiError).status !== 401) return true; // the daemon is down or failing: keep trying
+    // The sign-in ended (expired, signed out elsewhere, or its token was revoked): stop, and say so.
+    me = undefined;
+    renderWho();
+    streamEl.dataset.status = 'off';
+    streamEl.textContent = 'signed out';
+    if (!location.pathname.startsWith('/ui/sessions/')) route();
+    return false;
+  }
+  return true;
+};
 events.onStatus((s) => {
   streamEl.dataset.status = s;
   streamEl.textContent = s === 'live' ? 'live' : 'reconnecting…';
