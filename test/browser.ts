@@ -68,7 +68,7 @@ export function terminalText(page: Page): Promise<string> {
 }
 
 /** Wait (with a deadline, polling in the page) until the terminal shows this text. */
-export async function waitTerminal(page: Page, text: string, timeout = 5000): Promise<void> {
+export async function waitTerminal(page: Page, text: string, timeout = 10_000): Promise<void> {
   try {
     await page.waitForFunction(
       ([sel, t]) => [...document.querySelectorAll(sel!)].some((e) => (e as HTMLElement).innerText.replace(/\u00a0/g, ' ').includes(t!)),
@@ -80,7 +80,7 @@ export async function waitTerminal(page: Page, text: string, timeout = 5000): Pr
   }
 }
 
-export async function waitPaneState(page: Page, state: string, timeout = 5000): Promise<void> {
+export async function waitPaneState(page: Page, state: string, timeout = 10_000): Promise<void> {
   try {
     await page.locator(`.pane[data-pane-state="${state}"]`).waitFor({ timeout });
   } catch {

@@ -9,10 +9,21 @@
 import { api, ApiError, enc } from './api.js';
 import { AttachSocket, type SecretInput } from './attachSocket.js';
 import { createDomView, type StyledScreen } from './domView.js';
-import { fill, h, icon } from './dom.js';
+import { h } from './dom.js';
 import type { EventStream, RuntimeEvent } from './events.js';
-import { age, inputHolder, joinCommand } from './format.js';
-import { failureState, closedState, statusOf, type PaneState } from './paneState.js';
+import {
+  renderControls,
+  renderFoot,
+  renderInfo,
+  renderOverlay,
+  renderRole,
+  renderStatus,
+  renderTitle,
+  type PaneActions,
+  type PaneModel,
+  type Role,
+} from './paneParts.js';
+import { failureState, closedState, type PaneState } from './paneState.js';
 import { SecretBanner } from './SecretBanner.js';
 import type { TerminalView } from './terminalView.js';
 import { replayTranscript } from './transcript.js';
@@ -21,7 +32,6 @@ import type { AnySession, AttachToken, Lease, Me } from './types.js';
 /** A driver's pane resizes the session only after the pane has held still this long. */
 export const RESIZE_DEBOUNCE_MS = 120;
 
-export type Role = 'driver' | 'viewer';
 
 export interface PaneContext {
   id: string;
@@ -370,125 +380,50 @@ export class SessionPane {
 
   // ---- rendering -------------------------------------------------------------------------------------------------
 
+  private model(): PaneModel {
+    return {
+      id: this.ctx.id,
+      state: this.state,
+      info: this.info,
+      role: this.role,
+      canDrive: this.canDrive,
+      leases: this.leases,
+      gotOutput: this.gotOutput,
+      secretActive: this.secret.active,
+    };
+  }
+
+  private readonly actions: PaneActions = {
+    reconnect: () => void this.connect(),
+    switchRole: (role) => this.switchRole(role),
+    signal: (sig) => void this.signal(sig),
+    close: (button) => void this.close(button),
+    replay: () => void this.replay(),
+    secretButton: () => this.secret.startButton(),
+  };
+
   private renderAll(): void {
-    this.root.dataset.paneState = this.state.kind;
-    this.renderStatus();
-    this.renderTitle();
-    this.renderRole();
-    this.renderControls();
-    this.renderInfo();
-    this.renderOverlay();
-    this.renderFoot();
-  }
-
-  private renderStatus(): void {
-    const s = statusOf(this.state);
-    fill(
-      this.statusEl,
-      h('span', { class: `dot tone-${s.tone}`, 'aria-hidden': 'true' }),
-      h('span', { class: 'status-text' }, s.text),
-      s.readOnly && h('span', { class: 'badge badge-readonly', title: 'You are watching: what you type goes nowhere' }, 'Read-only'),
-      s.reconnect && h('button', { class: 'btn btn-small', onclick: () => void this.connect() }, 'Reconnect'),
-    );
-    this.statusEl.dataset.tone = s.tone;
-  }
-
-  private renderTitle(): void {
-    const info = this.info;
-    fill(
-      this.titleEl,
-      h('span', { class: 'sid' }, this.ctx.id),
-      info && h('span', { class: 'cmd', title: joinCommand(info.command) }, joinCommand(info.command)),
-      info?.live && info.title && h('span', { class: 'term-title' }, `“${info.title}”`),
-    );
-  }
-
-  private renderRole(): void {
-    // A session that is gone has nobody to drive or watch.
-    this.roleEl.hidden = this.info?.live === false;
-    const button = (role: Role, label: string) =>
-      h(
-        'button',
-        {
-          class: `seg${this.role === role ? ' seg-on' : ''}`,
-          'aria-pressed': String(this.role === role),
-          disabled: (role === 'driver' && !this.canDrive) || this.info?.live === false,
-          title: role === 'driver' ? (this.canDrive ? 'Type into the session and size it to this pane' : 'This browser signed in read-only') : 'Watch without typing',
-          onclick: () => this.switchRole(role),
-        },
-        label,
-      );
-    fill(this.roleEl, button('driver', 'Driver'), button('viewer', 'Viewer'));
-  }
-
-  private renderControls(): void {
-    const live = this.info?.live === true;
-    this.controlsEl.hidden = this.info?.live === false;
-    const running = live && this.state.kind === 'attached';
-    const allowed = this.canDrive;
-    const why = allowed ? undefined : 'This browser signed in read-only';
-    const sig = (s: 'INT' | 'TERM' | 'KILL', title: string) =>
-      h('button', { class: 'btn', disabled: !running || !allowed, title: why ?? title, onclick: () => void this.signal(s) }, s);
-    const closeBtn: HTMLButtonElement = h(
-      'button',
-      { class: 'btn btn-danger', disabled: !live || !allowed, title: why ?? 'End the program and free the session', onclick: () => void this.close(closeBtn) },
-      'Close',
-    );
-    fill(this.controlsEl, sig('INT', 'Interrupt (Ctrl-C)'), sig('TERM', 'Ask the program to terminate'), sig('KILL', 'Kill the program at once'), closeBtn);
+    const m = this.model();
+    this.root.dataset.paneState = m.state.kind;
+    renderStatus(this.statusEl, m, this.actions);
+    renderTitle(this.titleEl, m);
+    renderRole(this.roleEl, m, this.actions);
+    renderControls(this.controlsEl, m, this.actions);
+    renderInfo(this.infoEl, m, this.actions);
+    renderOverlay(this.overlayEl, m, this.actions);
+    renderFoot(this.footEl, m, this.actions);
   }
 
   private renderInfo(): void {
-    const info = this.info;
-    if (info && !info.live) {
-      const when = info.ended_at ? `${age(info.ended_at, Date.now())} ago` : 'when the daemon stopped';
-      return fill(
-        this.infoEl,
-        h('span', { class: 'info-item' }, h('span', { class: 'muted' }, 'Ended: '), when),
-        h('span', { class: 'info-item' }, h('span', { class: 'muted' }, 'Size: '), `${info.cols}×${info.rows}`),
-        h('span', { class: 'info-item muted' }, info.transcript === 'off' ? 'No transcript was stored.' : 'Replayed from the stored transcript (credentials the daemon recognises are redacted).'),
-      );
-    }
-    if (!info?.live) return fill(this.infoEl);
-    const holder = inputHolder(this.leases, Date.now());
-    fill(
-      this.infoEl,
-      h('span', { class: 'info-item input-holder' }, h('span', { class: 'muted' }, 'Input: '), holder),
-      h('span', { class: 'info-item' }, h('span', { class: 'muted' }, 'Size: '), `${info.cols}×${info.rows}`),
-      h('span', { class: 'info-item' }, h('span', { class: 'muted' }, 'Attached: '), `${info.clients.drivers} driving, ${info.clients.viewers} watching`),
-      this.state.kind === 'attached' && !this.secret.active && this.secret.startButton(),
-    );
+    renderInfo(this.infoEl, this.model(), this.actions);
   }
 
   private renderOverlay(): void {
-    const st = this.state;
-    const s = statusOf(st);
-    let content: HTMLElement | undefined;
-    if (st.kind === 'starting') content = h('div', { class: 'overlay-card' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Connecting…');
-    else if (st.kind === 'refused' || st.kind === 'cannot-connect') {
-      content = h(
-        'div',
-        { class: `overlay-card overlay-${st.kind}` },
-        h('div', { class: 'overlay-title' }, h('span', { class: `dot tone-${s.tone}` }), s.text),
-        h('div', { class: 'overlay-detail' }, s.detail),
-        s.reconnect && h('button', { class: 'btn', onclick: () => void this.connect() }, 'Reconnect'),
-      );
-    } else if (st.kind === 'attached' && this.secret.active) {
-      content = h('div', { class: 'overlay-card overlay-secret' }, icon('lock'), 'Output is hidden while secret input is on. Type into the pane, then press Done.');
-    } else if (st.kind === 'attached' && !this.gotOutput) content = h('div', { class: 'overlay-card overlay-waiting' }, 'Waiting for output…');
-    this.overlayEl.hidden = !content;
-    // While a secret is typed the prompt stays in view: the notice sits at the bottom.
-    this.overlayEl.className = `overlay${st.kind === 'attached' ? ' overlay-passive' : ''}${this.secret.active ? ' overlay-bottom' : ''}`;
-    fill(this.overlayEl, content);
+    renderOverlay(this.overlayEl, this.model(), this.actions);
   }
 
-  private renderFoot(): void {
-    if (this.state.kind !== 'ended') return fill(this.footEl);
-    const cast = `/v1/sessions/${enc(this.ctx.id)}/transcript?format=asciicast`;
-    fill(
-      this.footEl,
-      h('button', { class: 'btn', onclick: () => void this.replay() }, 'Replay transcript'),
-      h('a', { class: 'btn', href: cast, download: `termhost-${this.ctx.id}.cast` }, 'Download .cast'),
-    );
+  private renderTitle(): void {
+    renderTitle(this.titleEl, this.model());
   }
 
   dispose(): void {

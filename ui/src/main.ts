@@ -12,7 +12,8 @@ import { api, ApiError } from './api.js';
 import { fill, h } from './dom.js';
 import { EventStream } from './events.js';
 import { SessionList } from './SessionList.js';
-import { SessionPane, type Role } from './SessionPane.js';
+import type { Role } from './paneParts.js';
+import { SessionPane } from './SessionPane.js';
 import type { TerminalView } from './terminalView.js';
 import type { Me } from './types.js';
 
