@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
+import WebSocket from 'ws';
 import { TermhostClient, TermhostError } from '../src/client/TermhostClient.js';
 import { assertNoLeaks, rawRequest, startTestDaemon, waitText, type TestDaemon } from './helpers.js';
 
@@ -232,4 +233,30 @@ test('`termhost ui --api-url URL --token-file F` signs in to a daemon elsewhere;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the cookie never authenticates the attach socket: the page must send an attach token in the first frame', async () => {
+  const { cookie } = await signIn();
+  const s = await d.client.createSession({ command: ['sleep', '30'] });
+  const closed = await new Promise<{ code: number; reason: string }>((resolve, reject) => {
+    const ws = new WebSocket(`ws://${d.address}/v1/sessions/${s.id}/attach`, { headers: { cookie, origin: origin() } });
+    ws.on('open', () => ws.send(JSON.stringify({ kind: 'auth', role: 'driver' })));
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+    ws.on('error', reject);
+  });
+  assert.equal(closed.code, 4003);
+  const minted = await withCookie(cookie, { method: 'POST', path: `/v1/sessions/${s.id}/attach-tokens`, origin: origin(), body: { role: 'driver' } });
+  assert.equal(minted.status, 201);
+  const hello = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const ws = new WebSocket(`ws://${d.address}/v1/sessions/${s.id}/attach`, { headers: { origin: origin() } });
+    ws.on('open', () => ws.send(JSON.stringify({ kind: 'auth', token: minted.json.token, role: 'driver' })));
+    ws.on('message', (data, binary) => {
+      if (binary) return;
+      ws.close();
+      resolve(JSON.parse(String(data)) as Record<string, unknown>);
+    });
+    ws.on('error', reject);
+  });
+  assert.deepEqual([hello.kind, hello.role], ['hello', 'driver']);
+  await d.client.deleteSession(s.id, 'KILL');
 });
