@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Runtime, type SessionManager } from './core/index.js';
 import { TokenStore } from './server/TokenStore.js';
+import { UiLogins } from './server/UiLogins.js';
 import { Store } from './store/Store.js';
 import { buildServer, type ServerOptions } from './server/app.js';
 import { isLoopbackHost, hostOnly } from './server/auth.js';
@@ -104,6 +105,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const token = opts.token ?? loadOrCreateToken(stateDir);
   ensureStateDir(stateDir);
   const tokens = new TokenStore(token, stateDir);
+  const uiLogins = new UiLogins(tokens, { stateDir, daemonToken: token });
   const store = new Store({
     stateDir,
     retentionDays: opts.transcriptRetentionDays,
@@ -131,12 +133,14 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     allowedOrigins: opts.allowedOrigins,
     attach: opts.attach,
     logger: opts.logger,
+    uiLogins,
   });
 
   const close = async () => {
     await runtime.close();
     await app.close();
     await store.close();
+    uiLogins.dispose();
   };
   let address: string;
   try {

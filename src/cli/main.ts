@@ -20,9 +20,10 @@ import { signal } from './commands/signal.js';
 import { token } from './commands/token.js';
 import { transcript } from './commands/transcript.js';
 import type { Command } from './commands/types.js';
+import { ui } from './commands/ui.js';
 import { wait } from './commands/wait.js';
 
-export const COMMANDS: Command[] = [serve, newSession, ls, send, screen, scrollback, resize, mouse, wait, signal, kill, attach, transcript, token, mcp];
+export const COMMANDS: Command[] = [serve, newSession, ls, send, screen, scrollback, resize, mouse, wait, signal, kill, attach, transcript, ui, token, mcp];
 
 function usage(): string {
   const rows = COMMANDS.map((c) => `  termhost ${c.usage}\n      ${c.summary}`);

@@ -22,6 +22,7 @@ import type {
 } from '../protocol/http.js';
 import { AttachClient, type AttachOptions } from './AttachClient.js';
 import { EventStream } from './EventStream.js';
+import type { LoginCode, LoginCodeRequest } from '../protocol/ui.js';
 
 export type Lease = Static<typeof LeaseSchema>;
 export type SecretState = Static<typeof SecretStateSchema>;
@@ -196,6 +197,11 @@ export class TermhostClient {
   /** The whole transcript as an asciicast v2 file. */
   transcriptCast(id: string): Promise<string> {
     return this.request('GET', `/v1/sessions/${enc(id)}/transcript?format=asciicast`, undefined, true);
+  }
+
+  /** A single-use, 60 s code that signs a browser in to the UI: open `login_path` on the daemon's address. */
+  mintUiLogin(opts: LoginCodeRequest = {}): Promise<LoginCode> {
+    return this.request('POST', '/v1/ui/login-codes', opts);
   }
 
   openapi(): Promise<Record<string, unknown>> {

@@ -4,7 +4,7 @@ export { Limits } from './limits.js';
 export { SessionManager, type SessionSpec, type SessionManagerOptions } from './session/SessionManager.js';
 export { Session, type ExitReason, type ResolvedSpec, type AttachedClient, type ClientRole, type InputSource } from './session/Session.js';
 export { repaint, renderFrame } from './snapshot/render.js';
-export { styledRows, spansToAnsi, highlightsOf, type Span, type Highlight } from './snapshot/styled.js';
+export { styledRows, withStyledRows, spansToAnsi, highlightsOf, type Span, type Highlight } from './snapshot/styled.js';
 export { changesSince, type ChangesOptions } from './session/changes.js';
 export { diffScreens } from './snapshot/diff.js';
 export { waitFor, compileWaitRegex, type WaitCondition, type WaitOutcome } from './session/wait.js';

@@ -3,6 +3,7 @@
  * and client code, and generate /openapi.json. Field names are snake_case on the wire.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { StyledRowsSchema } from './styled.js';
 
 /** A string enum as a plain JSON Schema `enum`, typed as the union of its values. */
 export function StringEnum<const T extends string>(values: readonly T[], options: Record<string, unknown> = {}) {
@@ -60,6 +61,7 @@ export const ScreenSchema = Type.Object(
     ...ScreenStateFields,
     raw: Type.Optional(Type.String({ description: 'Styled ANSI that repaints this screen (format=raw only).' })),
     highlights: Type.Optional(Type.Array(HighlightSchema, { description: 'Runs drawn in inverse video (highlights=true only).' })),
+    styled: Type.Optional(StyledRowsSchema),
   },
   {},
 );

@@ -29,6 +29,10 @@ import { waitRoutes } from './routes/wait.js';
 import type { TokenStore } from './TokenStore.js';
 import type { Store } from '../store/Store.js';
 import { transcriptRoutes } from './routes/transcript.js';
+import { uiRoutes } from './routes/ui.js';
+import { uiCookieOf, uiLoginRoutes } from './routes/uiLogin.js';
+import { UiLogins } from './UiLogins.js';
+import { withRedaction } from './logRedaction.js';
 
 /** Request bodies past this size are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -47,6 +51,8 @@ export interface ServerOptions {
   heartbeatMs?: number;
   /** pino options, or false for no logging. */
   logger?: boolean | Record<string, unknown>;
+  /** Browser sign-ins for the UI; in memory only when absent. */
+  uiLogins?: UiLogins;
 }
 
 declare module 'fastify' {
@@ -56,7 +62,7 @@ declare module 'fastify' {
 }
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: opts.logger ?? false });
+  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: withRedaction(opts.logger) });
   // Query strings and path params are text, so their numbers and arrays are coerced from strings; JSON bodies are
   // typed already, and a "70" where a number belongs is refused rather than guessed.
   const ajvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false } as const;
@@ -82,7 +88,18 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   });
   app.decorate('registeredRoutes', routes);
   app.decorateRequest('principal', undefined);
-  app.addHook('onRequest', makeAuthHook({ tokens: opts.tokens, allowedHosts: new Set(opts.allowedHosts ?? []) }));
+  const uiLogins = opts.uiLogins ?? new UiLogins(opts.tokens, { daemonToken: '' });
+  if (!opts.uiLogins) app.addHook('onClose', async () => uiLogins.dispose());
+  const allowedOrigins = new Set((opts.allowedOrigins ?? []).map(normalizeOrigin));
+  app.addHook(
+    'onRequest',
+    makeAuthHook({
+      tokens: opts.tokens,
+      allowedHosts: new Set(opts.allowedHosts ?? []),
+      cookie: (req) => uiLogins.resolve(uiCookieOf(req)),
+      allowedOrigins,
+    }),
+  );
   app.addHook('preHandler', roleHook);
 
   await app.register(swagger, {
@@ -97,7 +114,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
 
   const revocations = new Revocations(opts.tokens);
-  const allowedOrigins = new Set((opts.allowedOrigins ?? []).map(normalizeOrigin));
   const deps = { manager: opts.runtime.sessions, runtime: opts.runtime, tokens: opts.tokens, store: opts.store, revocations };
   await app.register(healthRoutes);
   await app.register(async (scope) => sessionRoutes(scope, deps));
@@ -116,6 +132,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       allowedOrigins,
     }),
   );
+  await app.register(async (scope) => uiLoginRoutes(scope, { ...deps, uiLogins }));
+  await app.register(uiRoutes);
   await app.register(async (scope) => mcpRoutes(scope, { ...deps, allowedOrigins }));
   await app.register(schemaRoutes);
   app.get(

@@ -1,5 +1,6 @@
 /**
- * Request gatekeeping: the Host allowlist (against DNS rebinding) and the bearer token, compared in constant time.
+ * Request gatekeeping: the Host allowlist (against DNS rebinding), the bearer token, compared in constant time, and
+ * the browser UI's cookie, which authenticates only same-origin requests when they change anything (CSRF).
  */
 import crypto from 'node:crypto';
 import net from 'node:net';
@@ -48,10 +49,18 @@ export function bearerToken(header: string | undefined): string | undefined {
 export interface AuthOptions {
   tokens: TokenStore;
   allowedHosts: ReadonlySet<string>;
+  /** The principal a request's UI cookie stands for (see UiLogins), consulted only without an Authorization header. */
+  cookie?: (req: FastifyRequest) => Principal | undefined;
+  /** Origins besides the daemon's own from which cookie-authenticated requests may change state. */
+  allowedOrigins?: ReadonlySet<string>;
 }
 
 /** The attach socket authenticates in its first frame (browsers cannot set headers on a WebSocket). */
 const SELF_AUTHENTICATING = /^\/v1\/sessions\/[^/?]+\/attach(?:[/?]|$)/;
+/** The UI's page and assets are public; its sign-in authenticates with a login code, the rest with the cookie. */
+const UI_ROUTES = /^\/ui(?:[/?]|$)/;
+/** Methods a cookie may authenticate from any page of ours without an Origin check: they change nothing. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -94,6 +103,20 @@ export function makeAuthHook(opts: AuthOptions) {
     req.principal = opts.tokens.resolve(bearerToken(req.headers.authorization));
     if (req.url === '/health' || req.url.startsWith('/health?')) return;
     if (SELF_AUTHENTICATING.test(req.url)) return;
+    // A header, even a wrong one, is the caller's explicit choice of credential: the cookie never overrides it.
+    if (!req.principal && req.headers.authorization === undefined && opts.cookie) {
+      const viaCookie = opts.cookie(req);
+      // Browsers attach cookies to requests that other pages trigger; SameSite=Strict stops other sites, and this
+      // stops everything else that is not our own page: a state change must come with our Origin.
+      if (viaCookie && !SAFE_METHODS.has(req.method) && !(req.headers.origin && originAllowed(req.headers.origin, req.headers.host, opts.allowedOrigins ?? new Set()))) {
+        return sendError(
+          reply,
+          new TermError('forbidden_origin', `a browser request that changes state must come from the daemon's own page; Origin "${req.headers.origin ?? '(none)'}" is not allowed`),
+        );
+      }
+      req.principal = viaCookie;
+    }
+    if (UI_ROUTES.test(req.url)) return;
     if (!req.principal) {
       return sendError(
         reply.header('www-authenticate', 'Bearer'),

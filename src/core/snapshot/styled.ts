@@ -4,6 +4,7 @@
  * fallback renderer (spans as JSON), and highlights (inverse runs that show a selected menu item).
  */
 import type { IBufferCell } from '@xterm/headless';
+import type { Screen } from '../../protocol/http.js';
 import type { Emulator } from '../emulator/Emulator.js';
 
 /** A palette index 0..255, or "#rrggbb" for true colour. Absent means the terminal's default. */
@@ -91,6 +92,11 @@ export function styledRows(emu: Emulator): Span[][] {
     rows.push(spans);
   }
   return rows;
+}
+
+/** A screen snapshot with its rows as spans too (format=styled), read from the same emulator state. */
+export function withStyledRows(screen: Screen, emu: Emulator): Screen {
+  return { ...screen, styled: styledRows(emu) };
 }
 
 function colorSgr(c: Color, base: 30 | 40): string {

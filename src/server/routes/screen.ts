@@ -1,14 +1,14 @@
 /** Reading what a person would see: the screen and the scrollback above it. */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { TermError, changesSince } from '../../core/index.js';
-import { ScreenChangesSchema, ScreenSchema, ScrollbackSchema, SessionIdParams } from '../../protocol/http.js';
+import { TermError, changesSince, withStyledRows } from '../../core/index.js';
+import { ScreenChangesSchema, ScreenSchema, ScrollbackSchema, SessionIdParams, StringEnum } from '../../protocol/http.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
 const ScreenQuery = Type.Object(
   {
-    format: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('raw')], { description: 'raw adds styled ANSI' })),
+    format: Type.Optional(StringEnum(['text', 'raw', 'styled'], { description: 'raw adds styled ANSI; styled adds rows of styled spans' })),
     highlights: Type.Optional(Type.Boolean({ description: 'Add the runs drawn in inverse video (selected items).' })),
     since_seq: Type.Optional(
       Type.Integer({ minimum: 0, description: 'Answer only what changed since the screen served at this seq (ScreenChanges).' }),
@@ -47,7 +47,10 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
         throw new TermError('invalid_request', 'wait_ms needs since_seq: a long poll waits for a change since a screen you already have');
       }
       unwrap(session.readable());
-      if (q.since_seq === undefined) return session.screen(q.format === 'raw', q.highlights ?? false);
+      if (q.since_seq === undefined) {
+        const screen = await session.screen(q.format === 'raw', q.highlights ?? false);
+        return q.format === 'styled' ? withStyledRows(screen, session.emulator) : screen;
+      }
       // A client that hangs up ends its long poll, so abandoned polls hold no timers or listeners.
       const abort = new AbortController();
       const onClose = () => abort.abort();

@@ -1,0 +1,111 @@
+/**
+ * Signing a browser in to the UI: a bearer-token holder mints a login code, the browser exchanges it once for a
+ * cookie and is sent on to a URL with no secret in it; the page can ask who it is and sign out. See UiLogins for the
+ * lifetimes and bounds, and docs/security.md for the model.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { TermError } from '../../core/index.js';
+import { LoginCodeBody, LoginCodeSchema, LoginQuery, UiWhoamiSchema } from '../../protocol/ui.js';
+import { bearerToken } from '../auth.js';
+import { clearUiCookie, readCookie, setUiCookie, uiCookieName } from '../cookies.js';
+import type { UiLogins } from '../UiLogins.js';
+import { errors, type RouteDeps } from './common.js';
+
+export interface UiLoginDeps extends RouteDeps {
+  uiLogins: UiLogins;
+}
+
+export function uiCookieOf(req: FastifyRequest): string | undefined {
+  return readCookie(req.headers.cookie, uiCookieName(req.headers.host));
+}
+
+export async function uiLoginRoutes(app: FastifyInstance, deps: UiLoginDeps): Promise<void> {
+  app.post(
+    '/v1/ui/login-codes',
+    {
+      config: { role: 'human' },
+      schema: {
+        summary: 'Mint a single-use, 60 s login code that signs a browser in to the UI (what `termhost ui` opens)',
+        body: LoginCodeBody,
+        response: { 201: LoginCodeSchema, ...errors(400, 404) },
+      },
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+      },
+    },
+    async (req, reply) => {
+      // A signed-in browser is a person too, but it may not mint further sign-ins: only a token holder may.
+      if (!bearerToken(req.headers.authorization)) {
+        throw new TermError('forbidden', 'login codes are minted with a bearer token (termhost ui), not from a browser sign-in');
+      }
+      const body = req.body as Static<typeof LoginCodeBody>;
+      const kind = body.as ?? 'human';
+      let next = '/ui/';
+      if (body.session !== undefined) {
+        if (!deps.manager.get(body.session).ok && !deps.store.record(body.session)) {
+          throw new TermError('session_not_found', `no session or record "${body.session}"`);
+        }
+        const role = kind === 'viewer' ? 'viewer' : (body.role ?? 'driver');
+        next = `/ui/sessions/${body.session}${role === 'viewer' ? '?role=viewer' : ''}`;
+      }
+      const { code, expiresInS } = deps.uiLogins.mintCode(req.principal!, kind, next);
+      req.log.info({ actor: req.principal!.actor.name, as: kind }, 'ui.login_code');
+      return reply.code(201).send({ code, login_path: `/ui/login?code=${code}`, expires_in_s: expiresInS });
+    },
+  );
+
+  app.delete(
+    '/v1/ui/logins',
+    {
+      config: { role: 'admin' },
+      schema: {
+        summary: 'Sign every browser out of the UI and void every pending login code',
+        response: { 200: Type.Object({ signed_out: Type.Integer() }), ...errors() },
+      },
+    },
+    async (req) => {
+      const n = deps.uiLogins.signOutAll();
+      req.log.info({ signed_out: n }, 'ui.sign_out_all');
+      return { signed_out: n };
+    },
+  );
+
+  app.get(
+    '/ui/login',
+    {
+      schema: {
+        summary: 'Exchange a single-use login code for the UI session cookie, then redirect to a URL without it',
+        security: [],
+        querystring: LoginQuery,
+        response: { 303: { description: 'Set-Cookie and Location' }, ...errors(400) },
+      },
+    },
+    async (req, reply) => {
+      const spent = deps.uiLogins.exchange((req.query as Static<typeof LoginQuery>).code);
+      if (!spent) {
+        throw new TermError('unauthorized', 'this sign-in link is wrong, used or expired (each works once, for 60 s); run `termhost ui` for a new one');
+      }
+      req.log.info('ui.sign_in');
+      return reply
+        .code(303)
+        .header('set-cookie', setUiCookie(uiCookieName(req.headers.host), spent.secret, spent.maxAgeS))
+        .header('location', spent.next)
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .send();
+    },
+  );
+
+  app.get('/ui/me', { schema: { summary: 'Who this browser is signed in as', response: { 200: UiWhoamiSchema, ...errors() } } }, async (req) => {
+    if (!req.principal) throw new TermError('unauthorized', 'this browser is not signed in; run `termhost ui` on the daemon\'s machine');
+    const cookie = uiCookieOf(req);
+    return { actor: req.principal.actor, expires_at: (cookie && deps.uiLogins.expiresAt(cookie)) ?? null };
+  });
+
+  app.post('/ui/logout', { schema: { summary: 'Sign this browser out', response: { 204: { description: 'signed out' }, ...errors() } } }, async (req, reply) => {
+    const cookie = uiCookieOf(req);
+    if (cookie) deps.uiLogins.signOut(cookie);
+    return reply.code(204).header('set-cookie', clearUiCookie(uiCookieName(req.headers.host))).send();
+  });
+}

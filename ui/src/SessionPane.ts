@@ -1,0 +1,438 @@
+/**
+ * One session in the browser: attached live through the WebSocket protocol, or replayed from its transcript once it
+ * is gone. Owns the pane's state machine (paneState.ts), the renderer, the socket, the resize debounce, the
+ * controls, the secret-input banner and the lease display.
+ *
+ * The page keeps no terminal state between loads: each connect starts from the server's repaint, so a reload, a
+ * reconnect or a restarted daemon all land on the screen the server has.
+ */
+import { api, ApiError, enc } from './api.js';
+import { AttachSocket, type SecretInput } from './attachSocket.js';
+import { createDomView, type StyledScreen } from './domView.js';
+import { h } from './dom.js';
+import type { EventStream, RuntimeEvent } from './events.js';
+import {
+  renderControls,
+  renderFoot,
+  renderInfo,
+  renderOverlay,
+  renderRole,
+  renderStatus,
+  renderTitle,
+  type PaneActions,
+  type PaneModel,
+  type Role,
+} from './paneParts.js';
+import { failureState, closedState, type PaneState } from './paneState.js';
+import { SecretBanner } from './SecretBanner.js';
+import type { TerminalView } from './terminalView.js';
+import { replayTranscript } from './transcript.js';
+import type { AnySession, AttachToken, Lease, Me } from './types.js';
+
+/** A driver's pane resizes the session only after the pane has held still this long. */
+export const RESIZE_DEBOUNCE_MS = 120;
+
+
+export interface PaneContext {
+  id: string;
+  me: Me | undefined;
+  events: EventStream;
+  navigate(path: string, replace?: boolean): void;
+}
+
+type ViewFactory = (host: HTMLElement) => Promise<TerminalView>;
+
+export class SessionPane {
+  readonly root: HTMLElement;
+  private state: PaneState = { kind: 'starting' };
+  private view: TerminalView | undefined;
+  private socket: AttachSocket | undefined;
+  private info: AnySession | undefined;
+  private role: Role;
+  private leases: Lease[] = [];
+  private gotOutput = false;
+  private fitPending = false;
+  /** Bumped by every connect and by dispose, so late answers to an abandoned attempt are ignored. */
+  private generation = 0;
+  private resizeTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly cleanups: Array<() => void> = [];
+  private readonly secret: SecretBanner;
+
+  // Elements that change.
+  private readonly statusEl = h('div', { class: 'status' });
+  private readonly titleEl = h('div', { class: 'pane-title' });
+  private readonly roleEl = h('div', { class: 'segmented', role: 'group', 'aria-label': 'role' });
+  private readonly controlsEl = h('div', { class: 'controls' });
+  private readonly infoEl = h('div', { class: 'pane-info' });
+  private readonly noticesEl = h('div', { class: 'notices', 'aria-live': 'polite' });
+  private readonly termHost = h('div', { class: 'term-host' });
+  private readonly overlayEl = h('div', { class: 'overlay' });
+  private readonly footEl = h('div', { class: 'pane-foot' });
+
+  constructor(
+    private readonly ctx: PaneContext,
+    initialRole: Role,
+    private readonly makeView: ViewFactory,
+  ) {
+    this.role = this.canDrive ? initialRole : 'viewer';
+    this.secret = new SecretBanner(ctx.id, ctx.me, (msg) => this.notice(msg, 'error'));
+    this.secret.onChange = () => {
+      this.renderInfo();
+      this.renderOverlay();
+    };
+    this.root = h(
+      'section',
+      { class: 'pane', 'data-pane-state': 'starting' },
+      h(
+        'header',
+        { class: 'pane-bar' },
+        h('a', { class: 'back', href: '/ui/', onclick: (e: MouseEvent) => this.follow(e, '/ui/') }, '← Sessions'),
+        this.titleEl,
+        this.statusEl,
+        this.roleEl,
+        this.controlsEl,
+      ),
+      this.infoEl,
+      this.secret.root,
+      this.noticesEl,
+      h('div', { class: 'term-wrap' }, this.termHost, this.overlayEl),
+      this.footEl,
+    );
+    this.cleanups.push(ctx.events.on((e) => this.onEvent(e)));
+    // A viewer's keystrokes go nowhere (the renderer does not even send them); say so rather than seem broken.
+    let hinted = 0;
+    this.termHost.addEventListener(
+      'keydown',
+      () => {
+        if (this.role !== 'viewer' || this.state.kind !== 'attached' || Date.now() - hinted < 5000) return;
+        hinted = Date.now();
+        this.notice(this.canDrive ? 'You are watching read-only: switch to Driver to type.' : 'This browser signed in read-only: typing goes nowhere.', 'info');
+      },
+      true,
+    );
+    const observer = new ResizeObserver(() => this.scheduleFit());
+    observer.observe(this.termHost);
+    this.cleanups.push(() => observer.disconnect());
+    this.renderAll();
+  }
+
+  private get canDrive(): boolean {
+    return this.ctx.me?.actor.kind !== 'viewer';
+  }
+
+  private follow(e: MouseEvent, path: string): void {
+    if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    e.preventDefault();
+    this.ctx.navigate(path);
+  }
+
+  /** The whole attach flow: look the session up, mint an attach token with the cookie, open the socket. */
+  async connect(): Promise<void> {
+    const gen = ++this.generation;
+    this.socket?.close();
+    this.socket = undefined;
+    this.gotOutput = false;
+    this.setState({ kind: 'starting' });
+    try {
+      const info = await api<AnySession>('GET', `/v1/sessions/${enc(this.ctx.id)}`);
+      if (gen !== this.generation) return;
+      this.info = info;
+      const view = await this.ensureView();
+      if (gen !== this.generation) return;
+      if (!info.live) return void (await this.showRecord(gen));
+      void this.refreshLeases();
+      void this.secret.refresh();
+      const tok = await api<AttachToken>('POST', `/v1/sessions/${enc(this.ctx.id)}/attach-tokens`, { role: this.role });
+      if (gen !== this.generation) return;
+      view.resize(info.cols, info.rows);
+      this.socket = this.openSocket(gen, tok);
+    } catch (err) {
+      if (gen !== this.generation) return;
+      const e = err instanceof ApiError ? err : new ApiError(String(err), 0, 'internal', false);
+      this.setState(failureState(e.status, e.message));
+    }
+  }
+
+  private async ensureView(): Promise<TerminalView> {
+    if (this.view) return this.view;
+    const view = await this.makeView(this.termHost).catch((err: unknown) => {
+      this.notice(`The terminal renderer (xterm.js) did not load (${(err as Error).message}); showing the server's rendering instead.`, 'warn');
+      return createDomView(this.termHost, () => this.fetchStyled());
+    });
+    view.onInput((data) => {
+      if (this.role === 'driver' && this.state.kind === 'attached') this.socket?.sendStdin(data);
+    });
+    this.view = view;
+    return view;
+  }
+
+  private async fetchStyled(): Promise<StyledScreen | undefined> {
+    try {
+      return await api<StyledScreen>('GET', `/v1/sessions/${enc(this.ctx.id)}/screen?format=styled`);
+    } catch {
+      return undefined; // hidden by a secret-input window, or the session is gone; the pane's state says which
+    }
+  }
+
+  private openSocket(gen: number, tok: AttachToken): AttachSocket {
+    const live = () => gen === this.generation;
+    return new AttachSocket(this.ctx.id, { token: tok.token, role: tok.role }, {
+      hello: (f) => {
+        if (!live()) return;
+        this.role = f.role;
+        this.view?.resize(f.session.cols, f.session.rows);
+        this.view?.setInputEnabled(f.role === 'driver');
+        this.fitPending = f.role === 'driver';
+        if (f.seq > 0) this.gotOutput = true;
+        this.setState({ kind: 'attached', role: f.role });
+        if (f.role === 'driver') this.view?.focus();
+      },
+      repaint: (seq, data) => {
+        if (!live()) return;
+        this.view?.reset();
+        this.view?.write(data);
+        if (seq > 0) this.outputSeen();
+        this.fitNowIfPending();
+      },
+      stdout: (_seq, data) => {
+        if (!live()) return;
+        this.view?.write(data);
+        if (data.length > 0) this.outputSeen();
+      },
+      resized: (cols, rows) => {
+        if (!live()) return;
+        this.view?.resize(cols, rows);
+        if (this.info?.live) this.info = { ...this.info, cols, rows };
+        this.renderInfo();
+      },
+      state: (s: SecretInput) => {
+        if (!live()) return;
+        this.secret.update(s);
+        this.renderOverlay();
+        this.fitNowIfPending();
+      },
+      notice: (message, code) => {
+        if (!live()) return;
+        if (code === 'read_only') this.notice('You are watching read-only: switch to Driver to type.', 'info');
+        else this.notice(message, code ? 'error' : 'info');
+      },
+      exit: (f) => {
+        if (!live()) return;
+        this.view?.setInputEnabled(false);
+        this.setState({ kind: 'ended', reason: f.reason, code: f.code, signal: f.signal });
+      },
+      closed: (code, reason, exited) => {
+        if (!live() || exited) return;
+        this.setState(closedState(code, reason));
+      },
+    });
+  }
+
+  /** A session that is gone: its record says how it ended, and the store has what it printed. */
+  private async showRecord(gen: number): Promise<void> {
+    const rec = this.info;
+    if (!rec || rec.live) return;
+    this.setState({ kind: 'ended', reason: rec.exit_reason ?? 'ended', code: rec.exit_code, signal: rec.exit_signal });
+    await this.replay(gen);
+  }
+
+  private async replay(gen = this.generation): Promise<void> {
+    const view = this.view;
+    const info = this.info;
+    if (!view || !info) return;
+    view.setInputEnabled(false);
+    view.reset();
+    view.resize(info.cols, info.rows);
+    try {
+      const result = await replayTranscript(this.ctx.id, (text) => gen === this.generation && view.writeTranscript(text));
+      if (gen !== this.generation) return;
+      this.gotOutput = true;
+      if (result.chunks === 0) this.notice(info.transcript === 'off' ? 'No transcript was stored for this session (transcripts were off).' : 'The transcript is empty.', 'info');
+      else if (result.truncated) this.notice('The pane shows the start of a long transcript; download the .cast file for all of it.', 'info');
+    } catch (err) {
+      if (gen === this.generation) this.notice(`Could not replay the transcript: ${(err as Error).message}`, 'error');
+    }
+    this.renderOverlay();
+  }
+
+  private outputSeen(): void {
+    if (this.gotOutput) return;
+    this.gotOutput = true;
+    this.renderOverlay();
+  }
+
+  private setState(state: PaneState): void {
+    this.state = state;
+    if (state.kind !== 'attached') this.view?.setInputEnabled(false);
+    this.renderAll();
+  }
+
+  /** Resize follows the pane, for a driver only, and only once the pane has held still. */
+  private scheduleFit(): void {
+    clearTimeout(this.resizeTimer);
+    this.resizeTimer = setTimeout(() => this.fit(), RESIZE_DEBOUNCE_MS);
+  }
+
+  private fitNowIfPending(): void {
+    if (!this.fitPending) return;
+    this.fitPending = false;
+    this.fit();
+  }
+
+  private fit(): void {
+    if (this.role !== 'driver' || this.state.kind !== 'attached' || !this.view || !this.socket) return;
+    const size = this.view.fitSize();
+    if (!size || (size.cols === this.view.cols && size.rows === this.view.rows)) return;
+    this.view.resize(size.cols, size.rows);
+    this.socket.sendResize(size.cols, size.rows);
+  }
+
+  private onEvent(e: RuntimeEvent): void {
+    if (e.session_id !== this.ctx.id) return;
+    switch (e.type) {
+      case 'lease_acquired':
+      case 'lease_released':
+        void this.refreshLeases();
+        break;
+      case 'input_preempted': {
+        const by = e.by as { name: string; kind: string };
+        const prev = e.previous as { name: string; kind: string };
+        const me = this.ctx.me?.actor;
+        if (me && by.name === me.name && by.kind === me.kind) this.notice(`You took over input: typing as a person ended ${prev.name}'s exclusive lease.`, 'info');
+        else this.notice(`${by.name} (${by.kind}) took over input from ${prev.name} (${prev.kind}).`, 'info');
+        void this.refreshLeases();
+        break;
+      }
+      case 'client_attached':
+      case 'client_detached':
+      case 'title_changed':
+      case 'resized':
+        void this.refreshInfo();
+        break;
+      case 'secret_input_started':
+      case 'secret_input_ended':
+        void this.secret.refresh().then(() => this.renderOverlay());
+        break;
+    }
+  }
+
+  private async refreshLeases(): Promise<void> {
+    try {
+      this.leases = (await api<{ leases: Lease[] }>('GET', `/v1/sessions/${enc(this.ctx.id)}/leases`)).leases;
+    } catch {
+      this.leases = []; // the session is gone; its state is shown elsewhere
+    }
+    this.renderInfo();
+  }
+
+  private async refreshInfo(): Promise<void> {
+    try {
+      const info = await api<AnySession>('GET', `/v1/sessions/${enc(this.ctx.id)}`);
+      if (info.live) this.info = info;
+    } catch {
+      return; // a transient failure only leaves the counts stale
+    }
+    this.renderTitle();
+    this.renderInfo();
+  }
+
+  private async signal(sig: 'INT' | 'TERM' | 'KILL'): Promise<void> {
+    try {
+      await api('POST', `/v1/sessions/${enc(this.ctx.id)}/signal`, { signal: sig });
+      this.notice(`Sent SIG${sig}.`, 'info');
+    } catch (err) {
+      this.notice((err as Error).message, 'error');
+    }
+  }
+
+  private async close(button: HTMLButtonElement): Promise<void> {
+    // Two clicks: closing ends the program, and a stray click should not.
+    if (button.dataset.armed !== '1') {
+      button.dataset.armed = '1';
+      button.textContent = 'Really close?';
+      setTimeout(() => {
+        button.dataset.armed = '';
+        button.textContent = 'Close';
+      }, 3000);
+      return;
+    }
+    try {
+      await api('DELETE', `/v1/sessions/${enc(this.ctx.id)}`);
+      // A session that had already ended has no socket left to say so: show its record.
+      if (this.state.kind !== 'attached') void this.connect();
+    } catch (err) {
+      this.notice((err as Error).message, 'error');
+    }
+  }
+
+  private switchRole(role: Role): void {
+    if (role === this.role && this.state.kind === 'attached') return;
+    this.role = role;
+    this.ctx.navigate(`/ui/sessions/${this.ctx.id}${role === 'viewer' ? '?role=viewer' : ''}`, true);
+    void this.connect();
+  }
+
+  notice(message: string, tone: 'info' | 'warn' | 'error'): void {
+    const el = h('div', { class: `notice notice-${tone}` }, h('span', {}, message), h('button', { class: 'link', 'aria-label': 'dismiss', onclick: () => el.remove() }, '×'));
+    this.noticesEl.append(el);
+    while (this.noticesEl.childElementCount > 4) this.noticesEl.firstElementChild?.remove();
+  }
+
+  // ---- rendering -------------------------------------------------------------------------------------------------
+
+  private model(): PaneModel {
+    return {
+      id: this.ctx.id,
+      state: this.state,
+      info: this.info,
+      role: this.role,
+      canDrive: this.canDrive,
+      leases: this.leases,
+      gotOutput: this.gotOutput,
+      secretActive: this.secret.active,
+    };
+  }
+
+  private readonly actions: PaneActions = {
+    reconnect: () => void this.connect(),
+    switchRole: (role) => this.switchRole(role),
+    signal: (sig) => void this.signal(sig),
+    close: (button) => void this.close(button),
+    replay: () => void this.replay(),
+    secretButton: () => this.secret.startButton(),
+  };
+
+  private renderAll(): void {
+    const m = this.model();
+    this.root.dataset.paneState = m.state.kind;
+    renderStatus(this.statusEl, m, this.actions);
+    renderTitle(this.titleEl, m);
+    renderRole(this.roleEl, m, this.actions);
+    renderControls(this.controlsEl, m, this.actions);
+    renderInfo(this.infoEl, m, this.actions);
+    renderOverlay(this.overlayEl, m, this.actions);
+    renderFoot(this.footEl, m, this.actions);
+  }
+
+  private renderInfo(): void {
+    renderInfo(this.infoEl, this.model(), this.actions);
+  }
+
+  private renderOverlay(): void {
+    renderOverlay(this.overlayEl, this.model(), this.actions);
+  }
+
+  private renderTitle(): void {
+    renderTitle(this.titleEl, this.model());
+  }
+
+  dispose(): void {
+    this.generation++;
+    clearTimeout(this.resizeTimer);
+    this.socket?.close();
+    for (const c of this.cleanups.splice(0)) c();
+    this.secret.dispose();
+    this.view?.dispose();
+    this.root.remove();
+  }
+}

@@ -1,0 +1,14 @@
+/** The API's wire types, from the schemas the server validates with (type-only: nothing of the server is bundled). */
+import type { Static } from '@sinclair/typebox';
+import type { AttachTokenSchema, LeaseSchema, SecretStateSchema, SessionInfo, SessionRecord, TranscriptPageSchema, Screen } from '../../src/protocol/http.js';
+
+export type { SessionInfo, SessionRecord, Screen };
+export type Lease = Static<typeof LeaseSchema>;
+export type SecretState = Static<typeof SecretStateSchema>;
+export type AttachToken = Static<typeof AttachTokenSchema>;
+export type TranscriptPage = Static<typeof TranscriptPageSchema>;
+export type AnySession = SessionInfo | SessionRecord;
+export interface Me {
+  actor: { name: string; kind: string };
+  expires_at: string | null;
+}
