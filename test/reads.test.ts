@@ -171,7 +171,8 @@ test('a wait that ends because the process exited says so, with the exit code', 
 
 test('with highlights asked for, a selection that moves without any text change counts as a change', async () => {
   const info = await d.client.createSession({
-    command: ['bash', '-c', "printf '\\033[7mfirst\\033[0m\\nsecond\\n'; read x; printf '\\033[1;1Hfirst\\033[2;1H\\033[7msecond\\033[0m\\033[3;1H'; sleep 30"],
+    // Echo off, and the cursor put back where it was: the only visible change is which row is inverse.
+    command: ['bash', '-c', "stty -echo; printf '\\033[7mfirst\\033[0m\\nsecond\\n'; read x; printf '\\033[1;1Hfirst\\033[2;1H\\033[7msecond\\033[0m\\033[3;1H'; sleep 30"],
     cols: 30,
     rows: 5,
   });
