@@ -18,6 +18,12 @@ after(async () => {
 
 const quietEnv = { PS1: '$ ', HOME: '', INPUTRC: '/dev/null', LANG: 'C.UTF-8' };
 
+/** The foreground process group of the terminal whose session leader is `pid` (tpgid, /proc/PID/stat field 8). */
+function foregroundGroup(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[5]);
+}
+
 test('type into bash and read the output', async () => {
   const s = await d.client.createSession({ command: ['bash', '--norc', '--noprofile'], cwd: work, env: quietEnv, cols: 100, rows: 30 });
   await waitRegex(d, s.id, '^\\$$');
@@ -27,6 +33,8 @@ test('type into bash and read the output', async () => {
   assert.deepEqual(screen.lines.slice(start, start + 5), ['$ for i in 1 2 3; do echo "row $((i * 11))"; done', 'row 11', 'row 22', 'row 33', '$']);
   // C-c is a real interrupt, not text
   await d.client.input(s.id, [{ text: 'sleep 30' }, { key: 'Enter' }]);
+  // Only once sleep is the foreground job does C-c interrupt it; sooner, bash itself gets the SIGINT.
+  await until('sleep in the foreground', () => foregroundGroup(s.pid) !== s.pid);
   await d.client.input(s.id, [{ key: 'C-c' }]);
   await d.client.input(s.id, [{ text: 'echo after-$?' }, { key: 'Enter' }]);
   await waitText(d, s.id, 'after-130');

@@ -8,7 +8,8 @@
  * last bytes are in flight. When node-pty learns of the exit it asks to destroy the socket; that request is held until
  * the master has been silent for a short settle time, then the slave is closed, the socket destroyed, and only then is
  * the exit reported. Everything the child wrote has been delivered to `onData` by then. Because node-pty itself only
- * notices through a 200 ms fallback, the exit is also detected directly with a liveness probe.
+ * acts on the exit through a 200 ms fallback, the exit is also detected directly: from node-pty's exit handler's first
+ * visible step, backed by a liveness probe.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,7 +41,7 @@ const EXIT_PROBE_MS = 20;
 
 /** node-pty's socket is private; this is the one place that reaches it (pinned by the no-loss-at-exit test). */
 interface PtyInternals {
-  _socket: { destroy: (...args: unknown[]) => unknown };
+  _socket: { destroy: (...args: unknown[]) => unknown; on(event: 'newListener', listener: (event: string | symbol) => void): unknown };
 }
 
 /** The Unix side of node-pty has these; its public IPty type leaves them out. */
@@ -90,16 +91,28 @@ export class PtyProcess {
       startDrain();
       return socket;
     };
-    // node-pty learns of the exit only through its 200 ms socket fallback while we hold the slave open. The child is
-    // reaped at once by node-pty's own waitpid thread, so a cheap liveness probe finds the exit far sooner.
-    this.exitProbe = setInterval(() => {
+    // node-pty learns of the exit only through its 200 ms socket fallback while we hold the slave open. Its waitpid
+    // thread reaps the child at once, though, and its exit handler then does one visible thing right away: it adds a
+    // 'close' listener to the socket (to report the exit once the socket closes). That is the earliest sign of the
+    // exit; it is trusted only once the child is confirmed gone. A cheap liveness probe backs it up.
+    const childGone = () => {
       try {
         process.kill(this.pid, 0);
+        return false;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ESRCH') {
-          clearInterval(this.exitProbe);
-          startDrain();
-        }
+        return (err as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    };
+    socket.on('newListener', (event) => {
+      if (event === 'close' && !this.releaseSocket && childGone()) {
+        clearInterval(this.exitProbe);
+        startDrain();
+      }
+    });
+    this.exitProbe = setInterval(() => {
+      if (childGone()) {
+        clearInterval(this.exitProbe);
+        startDrain();
       }
     }, EXIT_PROBE_MS);
     this.exitProbe.unref();
@@ -219,7 +232,8 @@ export class PtyProcess {
   /**
    * Wait until the master has been silent for the settle time, then release the socket. The silence check runs in a
    * timer and is confirmed in setImmediate, which comes after the poll phase: if the event loop was busy and bytes were
-   * waiting, the poll phase reads them first and the check sees fresh data.
+   * waiting, the poll phase reads them first and the check sees fresh data. Before releasing, the master is read once
+   * more directly: a kernel slow to move the child's last bytes (a busy machine) must not lose them to the timer.
    */
   private awaitDrain(startedAt: number): void {
     const check = () => {
@@ -227,8 +241,13 @@ export class PtyProcess {
       setImmediate(() => {
         if (this.disposed) return;
         const quietFor = Date.now() - this.lastDataAt;
-        if (quietFor < Limits.exitDrainQuietMs && Date.now() - startedAt < Limits.exitDrainMaxMs) {
+        const overdue = Date.now() - startedAt >= Limits.exitDrainMaxMs;
+        if (quietFor < Limits.exitDrainQuietMs && !overdue) {
           this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs - quietFor);
+          return;
+        }
+        if (this.readWaiting() && !overdue) {
+          this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs);
           return;
         }
         this.closeSlave();
@@ -236,6 +255,30 @@ export class PtyProcess {
       });
     };
     this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs);
+  }
+
+  /**
+   * Read whatever the master holds right now, straight from the fd, and deliver it as the socket would have; true if
+   * there was anything. The fd is non-blocking, so an empty master answers EAGAIN; Linux moves bytes still queued
+   * inside the tty layer to the reader before it answers that. Reading here cannot reorder output: everything the
+   * socket read earlier was delivered synchronously when it was read.
+   */
+  private readWaiting(): boolean {
+    let any = false;
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    for (;;) {
+      let n = 0;
+      try {
+        n = fs.readSync(this.pty.fd, buf, 0, buf.length, null);
+      } catch {
+        // EAGAIN: nothing left. EIO or EBADF: the master is gone, so there is nothing to read either.
+        return any;
+      }
+      if (n <= 0) return any;
+      any = true;
+      this.lastDataAt = Date.now();
+      this.dataListener?.(Buffer.from(buf.subarray(0, n)));
+    }
   }
 }
 
