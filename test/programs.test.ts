@@ -18,10 +18,15 @@ after(async () => {
 
 const quietEnv = { PS1: '$ ', HOME: '', INPUTRC: '/dev/null', LANG: 'C.UTF-8' };
 
-/** The foreground process group of the terminal whose session leader is `pid` (tpgid, /proc/PID/stat field 8). */
-function foregroundGroup(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[5]);
+/** The command name of the foreground job of the terminal whose session leader is `pid` (tpgid, /proc/PID/stat). */
+function foregroundCommand(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const tpgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[5]);
+    return fs.readFileSync(`/proc/${tpgid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
 }
 
 test('type into bash and read the output', async () => {
@@ -33,8 +38,9 @@ test('type into bash and read the output', async () => {
   assert.deepEqual(screen.lines.slice(start, start + 5), ['$ for i in 1 2 3; do echo "row $((i * 11))"; done', 'row 11', 'row 22', 'row 33', '$']);
   // C-c is a real interrupt, not text
   await d.client.input(s.id, [{ text: 'sleep 30' }, { key: 'Enter' }]);
-  // Only once sleep is the foreground job does C-c interrupt it; sooner, bash itself gets the SIGINT.
-  await until('sleep in the foreground', () => foregroundGroup(s.pid) !== s.pid);
+  // Only once sleep runs as the foreground job does C-c interrupt it. Sooner, bash gets the SIGINT, or its child
+  // between taking the terminal and exec'ing sleep, with bash's handler still installed.
+  await until('sleep in the foreground', () => foregroundCommand(s.pid) === 'sleep');
   await d.client.input(s.id, [{ key: 'C-c' }]);
   await d.client.input(s.id, [{ text: 'echo after-$?' }, { key: 'Enter' }]);
   await waitText(d, s.id, 'after-130');
@@ -84,7 +90,9 @@ test('evaluate an expression in the python3 REPL', async () => {
   const s = await d.client.createSession({ command: ['python3', '-q'], cwd: work, env: { ...quietEnv, PYTHONSTARTUP: '' }, cols: 80, rows: 24 });
   await waitRegex(d, s.id, '^>>>$');
   await d.client.input(s.id, [{ text: 'sum(i * i for i in range(10))' }, { key: 'Enter' }]);
-  const screen = await waitRegex(d, s.id, '^285$');
+  // The next prompt too: readline puts the terminal in raw mode before it prints it. A C-d sent earlier meets the
+  // canonical line discipline, which stores it as an end-of-file mark that reads as a NUL once raw mode is on.
+  const screen = await waitRegex(d, s.id, '^285\\n>>>$');
   assert.ok(screen.lines.includes('>>> sum(i * i for i in range(10))'));
   await d.client.input(s.id, [{ key: 'C-d' }]);
   const done = await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });

@@ -19,3 +19,28 @@ test('bytes the socket never read before the child exited are read at exit and d
   assert.equal(Buffer.concat(chunks).toString('latin1'), 'last-words');
   proc.dispose();
 });
+
+test('a process that outlives the child and keeps writing delays the exit report by a bounded time, never the event loop', { timeout: 20_000 }, async () => {
+  const proc = new PtyProcess({ file: 'sh', args: ['-c', 'yes > /dev/tty & sleep 0.05'], cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cols: 80, rows: 24, term: 'xterm' });
+  let bytes = 0;
+  proc.onData((c) => (bytes += c.length));
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 10);
+  try {
+    const started = Date.now();
+    await new Promise((resolve) => proc.onExit(resolve));
+    const took = Date.now() - started;
+    assert.ok(took < 5000, `exit reported after ${took} ms`);
+    assert.ok(bytes > 0);
+    assert.ok(ticks >= took / 10 / 4, `the event loop kept running: ${ticks} ticks in ${took} ms`);
+  } finally {
+    clearInterval(ticker);
+    // `yes` is still in the session's process group.
+    try {
+      process.kill(-proc.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+    proc.dispose();
+  }
+});

@@ -258,28 +258,27 @@ export class PtyProcess {
   }
 
   /**
-   * Read whatever the master holds right now, straight from the fd, and deliver it as the socket would have; true if
-   * there was anything. The fd is non-blocking, so an empty master answers EAGAIN; Linux moves bytes still queued
-   * inside the tty layer to the reader before it answers that. Reading here cannot reorder output: everything the
-   * socket read earlier was delivered synchronously when it was read.
+   * One read of the master, straight from the fd, delivered as the socket would have; true if there was anything.
+   * The fd is non-blocking, so an empty master answers EAGAIN; Linux moves bytes still queued inside the tty layer to
+   * the reader before it answers that. Reading here cannot reorder output: everything the socket read earlier was
+   * delivered synchronously when it was read. One read only: a process still writing (a pipeline member that outlived
+   * the child) must not hold the event loop; the caller waits and asks again.
    */
   private readWaiting(): boolean {
-    let any = false;
     const buf = Buffer.allocUnsafe(64 * 1024);
-    for (;;) {
-      let n = 0;
-      try {
-        n = fs.readSync(this.pty.fd, buf, 0, buf.length, null);
-      } catch {
-        // EAGAIN: nothing left. EIO or EBADF: the master is gone, so there is nothing to read either.
-        return any;
-      }
-      if (n <= 0) return any;
-      any = true;
-      this.lastDataAt = Date.now();
-      this.dataListener?.(Buffer.from(buf.subarray(0, n)));
+    let n = 0;
+    try {
+      n = fs.readSync(this.pty.fd, buf, 0, buf.length, null);
+    } catch {
+      // EAGAIN: nothing left. EIO or EBADF: the master is gone, so there is nothing to read either.
+      return false;
     }
+    if (n <= 0) return false;
+    this.lastDataAt = Date.now();
+    this.dataListener?.(buf.subarray(0, n));
+    return true;
   }
+
 }
 
 function signalName(signal: number): string {
