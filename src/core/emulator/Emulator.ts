@@ -29,6 +29,9 @@ interface XtermBuffer {
   lines: { get(index: number): XtermLine | undefined };
   ybase: number;
   ydisp: number;
+  /** The cursor, as the public cursorX/cursorY report it. */
+  x: number;
+  y: number;
 }
 
 /** Which rows xterm's parser changed: screen rows, start..end inclusive; undefined means all of them. */
@@ -128,9 +131,11 @@ export class Emulator {
 
   /** The cursor's row left of the cursor, untrimmed: what a prompt detector reads. */
   textLeftOfCursor(): string {
-    const buf = this.term.buffer.active;
-    const line = this.screenLine(buf.cursorY);
-    return line ? lineTextBefore(line, buf.cursorX) : '';
+    // The private buffer, not term.buffer.active: this runs after every parse, and the public getter checks the
+    // proposed-API option and builds a view object each time.
+    const buf = this.core.buffer;
+    const line = buf.lines.get(buf.ybase + buf.y);
+    return line ? lineTextBefore(line, buf.x) : '';
   }
 
   /** xterm's storage of line `index` of the normal buffer, scrollback included (0 = oldest). */

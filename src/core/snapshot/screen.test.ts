@@ -90,6 +90,7 @@ test('screen lines equal translateToString, right-trimmed, after any output, wit
               const buf = emu.term.buffer.active;
               const line = buf.getLine(buf.baseY + buf.cursorY);
               assert.equal(lineTextBefore(emu.screenLine(buf.cursorY)!, buf.cursorX), line!.translateToString(false, 0, buf.cursorX));
+              assert.equal(emu.textLeftOfCursor(), line!.translateToString(false, 0, buf.cursorX));
             }
           }
           assert.deepEqual(screenLines(emu), referenceScreen(emu));
