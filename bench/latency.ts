@@ -3,15 +3,28 @@
  * the echo is on it. The echo comes from the kernel's line discipline (cat in cooked mode only reads whole lines),
  * so the figure is the host's own round trip: input request -> PTY write -> echo read -> emulator -> screen read.
  *
- * Every sample types one more 'x' and is done when the screen shows that many. The canonical-mode line buffer
- * holds 4095 characters, far more than the samples type, so no echo is ever dropped.
+ * Every sample types one more 'x' and is done when the screen shows that many. The canonical-mode line buffer holds
+ * 4095 characters, so a session takes at most 2000 keystrokes before the next one (fresh `cat`) takes over.
+ *
+ * Warm-up. termhost is JavaScript on both ends of the request, and V8 needs a few thousand requests before the HTTP
+ * path (client, fastify, the session) is optimised and its compiler threads stop competing for the machine's two
+ * cores; until then the kernel's echo, which needs a CPU for its tty worker, is late too. A daemon serves requests
+ * for hours, so the figure of record comes after WARMUP samples. The figure after only SHORT_WARMUP samples (the
+ * method before) is kept beside it. tmux -C gets the same warm-up; the tmux CLI starts processes for every command,
+ * has nothing to warm, and takes 20-30 ms a sample, so it gets the short one.
  */
 import type { BenchDaemon } from './termhost.js';
 import type { TmuxControl, TmuxServer } from './tmux.js';
 import { mean, nowMs, percentile } from './stats.js';
 
-export const LATENCY_WARMUP = 50;
-export const LATENCY_SAMPLES = 200;
+/** Warm-up samples before the measured ones: termhost and tmux -C. */
+export const LATENCY_WARMUP = 3000;
+export const LATENCY_SAMPLES = 1000;
+/** The earlier method's warm-up, kept as a second figure; and what the tmux CLI gets. */
+export const LATENCY_SHORT_WARMUP = 50;
+export const LATENCY_CLI_SAMPLES = 200;
+/** `cat` in cooked mode holds 4095 characters of a line; a new session takes over well before that. */
+const KEYSTROKES_PER_SESSION = 2000;
 const COLS = 200;
 const ROWS = 50;
 /** A sample still missing its echo after this long means the session is broken. */
@@ -27,6 +40,8 @@ export interface LatencyFigures {
 
 export interface LatencyResult {
   termhost: LatencyFigures;
+  /** termhost after only LATENCY_SHORT_WARMUP samples: samples SHORT_WARMUP..SHORT_WARMUP + CLI_SAMPLES of the run. */
+  termhostShortWarmup: LatencyFigures;
   /** tmux driven by one client process per command (send-keys, capture-pane), as a shell script would. */
   tmuxCli: LatencyFigures;
   /** tmux driven through one persistent control-mode client: no process start per command. */
@@ -39,78 +54,104 @@ function countX(text: string): number {
   return n;
 }
 
-/** Run warmup + samples of one host; `type` sends one 'x', `read` returns the visible text. */
-async function sampleLoop(type: () => Promise<unknown>, read: () => Promise<string>): Promise<LatencyFigures> {
-  const times: number[] = [];
-  const reads: number[] = [];
-  let typed = 0;
-  for (let i = 0; i < LATENCY_WARMUP + LATENCY_SAMPLES; i++) {
-    const t0 = nowMs();
-    await type();
-    typed++;
-    let n = 0;
-    for (;;) {
-      n++;
-      if (countX(await read()) >= typed) break;
-      if (nowMs() - t0 > SAMPLE_DEADLINE_MS) throw new Error(`echo of keystroke ${typed} never reached the screen`);
-    }
-    if (i >= LATENCY_WARMUP) {
-      times.push(nowMs() - t0);
-      reads.push(n);
-    }
+/** One sample: type one 'x' and read until the screen shows `typed` of them; returns ms and the reads it took. */
+async function sample(type: () => Promise<unknown>, read: () => Promise<string>, typed: number): Promise<{ ms: number; reads: number }> {
+  const t0 = nowMs();
+  await type();
+  let n = 0;
+  for (;;) {
+    n++;
+    if (countX(await read()) >= typed) break;
+    if (nowMs() - t0 > SAMPLE_DEADLINE_MS) throw new Error(`echo of keystroke ${typed} never reached the screen`);
   }
+  return { ms: nowMs() - t0, reads: n };
+}
+
+function figures(samples: ReadonlyArray<{ ms: number; reads: number }>): LatencyFigures {
+  const times = samples.map((x) => x.ms);
   return {
     p50Ms: percentile(times, 50),
     p95Ms: percentile(times, 95),
     p99Ms: percentile(times, 99),
-    readsPerSample: mean(reads),
+    readsPerSample: mean(samples.map((x) => x.reads)),
   };
 }
 
-async function termhostLatency(th: BenchDaemon): Promise<LatencyFigures> {
-  const info = await th.client.createSession({ command: ['cat'], cols: COLS, rows: ROWS });
-  try {
-    await th.client.wait(info.id, { quiet_ms: 100, timeout_ms: 5000 });
-    return await sampleLoop(
-      () => th.client.input(info.id, [{ text: 'x' }]),
-      async () => (await th.client.screen(info.id)).lines.join('\n'),
-    );
-  } finally {
-    await th.client.deleteSession(info.id);
+/**
+ * `total` samples of one host, on as many fresh sessions as the line buffer needs; `open` starts a session and returns
+ * how to type into it and read it, plus how to close it.
+ */
+async function sampleRun(
+  total: number,
+  open: () => Promise<{ type: () => Promise<unknown>; read: () => Promise<string>; close: () => Promise<void> }>,
+): Promise<Array<{ ms: number; reads: number }>> {
+  const out: Array<{ ms: number; reads: number }> = [];
+  while (out.length < total) {
+    const s = await open();
+    try {
+      for (let typed = 1; typed <= KEYSTROKES_PER_SESSION && out.length < total; typed++) out.push(await sample(s.type, s.read, typed));
+    } finally {
+      await s.close();
+    }
   }
+  return out;
+}
+
+async function termhostLatency(th: BenchDaemon): Promise<{ warm: LatencyFigures; short: LatencyFigures }> {
+  const all = await sampleRun(LATENCY_WARMUP + LATENCY_SAMPLES, async () => {
+    const info = await th.client.createSession({ command: ['cat'], cols: COLS, rows: ROWS });
+    await th.client.wait(info.id, { quiet_ms: 100, timeout_ms: 5000 });
+    return {
+      type: () => th.client.input(info.id, [{ text: 'x' }]),
+      read: async () => (await th.client.screen(info.id)).lines.join('\n'),
+      close: () => th.client.deleteSession(info.id),
+    };
+  });
+  return {
+    warm: figures(all.slice(LATENCY_WARMUP)),
+    short: figures(all.slice(LATENCY_SHORT_WARMUP, LATENCY_SHORT_WARMUP + LATENCY_CLI_SAMPLES)),
+  };
 }
 
 async function tmuxLatency(tmux: TmuxServer, name: string, control: boolean): Promise<LatencyFigures> {
-  await tmux.run('new-session', '-d', '-s', name, '-x', `${COLS}`, '-y', `${ROWS}`, 'cat');
-  let ctl: TmuxControl | undefined;
-  try {
-    if (control) {
-      ctl = await tmux.control(name);
-      const size = (await ctl.command(`display-message -p -t ${name} '#{window_width}x#{window_height}'`)).join('');
+  let round = 0;
+  const warmup = control ? LATENCY_WARMUP : LATENCY_SHORT_WARMUP;
+  const all = await sampleRun(warmup + (control ? LATENCY_SAMPLES : LATENCY_CLI_SAMPLES), async () => {
+    const target = `${name}${round++}`;
+    await tmux.run('new-session', '-d', '-s', target, '-x', `${COLS}`, '-y', `${ROWS}`, 'cat');
+    let ctl: TmuxControl | undefined;
+    const close = async () => {
+      await ctl?.close();
+      await tmux.run('kill-session', '-t', target);
+    };
+    try {
+      if (!control) {
+        return { type: () => tmux.run('send-keys', '-t', target, 'x'), read: () => tmux.run('capture-pane', '-p', '-t', target), close };
+      }
+      ctl = await tmux.control(target);
+      const size = (await ctl.command(`display-message -p -t ${target} '#{window_width}x#{window_height}'`)).join('');
       // A control client must not change the window size, or the two hosts would not render the same screen.
       if (size !== `${COLS}x${ROWS}`) throw new Error(`tmux window is ${size} under a control client`);
       const c = ctl;
-      return await sampleLoop(
-        () => c.command(`send-keys -t ${name} x`),
-        async () => (await c.command(`capture-pane -p -t ${name}`)).join('\n'),
-      );
+      return {
+        type: () => c.command(`send-keys -t ${target} x`),
+        read: async () => (await c.command(`capture-pane -p -t ${target}`)).join('\n'),
+        close,
+      };
+    } catch (err) {
+      await close();
+      throw err;
     }
-    return await sampleLoop(
-      () => tmux.run('send-keys', '-t', name, 'x'),
-      () => tmux.run('capture-pane', '-p', '-t', name),
-    );
-  } finally {
-    await ctl?.close();
-    await tmux.run('kill-session', '-t', name);
-  }
+  });
+  return figures(all.slice(warmup));
 }
 
 export async function measureLatency(th: BenchDaemon, tmux: TmuxServer, log: (msg: string) => void): Promise<LatencyResult> {
-  const termhost = await termhostLatency(th);
-  log(`latency termhost p50 ${termhost.p50Ms.toFixed(3)} ms`);
+  const { warm: termhost, short: termhostShortWarmup } = await termhostLatency(th);
+  log(`latency termhost p50 ${termhost.p50Ms.toFixed(3)} ms (after ${LATENCY_SHORT_WARMUP} warm-up samples: ${termhostShortWarmup.p50Ms.toFixed(3)} ms)`);
   const tmuxCli = await tmuxLatency(tmux, 'latcli', false);
   log(`latency tmux cli p50 ${tmuxCli.p50Ms.toFixed(3)} ms`);
   const tmuxControl = await tmuxLatency(tmux, 'latctl', true);
   log(`latency tmux control p50 ${tmuxControl.p50Ms.toFixed(3)} ms`);
-  return { termhost, tmuxCli, tmuxControl };
+  return { termhost, termhostShortWarmup, tmuxCli, tmuxControl };
 }

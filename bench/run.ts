@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LATENCY_SAMPLES, LATENCY_WARMUP, measureLatency } from './latency.js';
+import { LATENCY_CLI_SAMPLES, LATENCY_SAMPLES, LATENCY_SHORT_WARMUP, LATENCY_WARMUP, measureLatency } from './latency.js';
 import { FIRST_SESSIONS, TOTAL_SESSIONS, measureMemory } from './memory.js';
 import { FANOUT_RUNS, FANOUT_VIEWERS, measureFanout } from './fanout.js';
 import { environment, formatTable, writeJson, type Results } from './report.js';
@@ -97,6 +97,8 @@ try {
     throughputWarmupRuns: THROUGHPUT_WARMUP_RUNS,
     latencyWarmup: LATENCY_WARMUP,
     latencySamples: LATENCY_SAMPLES,
+    latencyShortWarmup: LATENCY_SHORT_WARMUP,
+    latencyTmuxCliWarmupAndSamples: [LATENCY_SHORT_WARMUP, LATENCY_CLI_SAMPLES],
     memorySessions: { first: FIRST_SESSIONS, total: TOTAL_SESSIONS },
     snapshotScreen: `${SNAPSHOT_COLS}x${SNAPSHOT_ROWS}`,
     snapshotInProcessIterations: INPROC_ITERATIONS,

@@ -2,20 +2,22 @@
  * Snapshot cost: producing the text of a 200x60 screen in which every cell holds a character.
  *
  * The screen text is cached per screen generation (bumped by every parse and resize), so reading an unchanged screen
- * costs a cache lookup and an array copy, while the first read after any change renders all 60 rows again. Both are
- * measured, and the target applies to the second: a screen worth reading has usually just changed.
+ * costs a cache lookup and an array copy. After a change, only the rows xterm reported changed are read again, so a
+ * one-row change costs one row and a screen that scrolled or was redrawn costs all 60. All three are measured, and
+ * the target applies to the last: a screen worth reading has usually just changed, often all of it.
  *
  * - in-process: `Session.screenNow()`, the function every screen read ends in (lines, cursor, modes, exit state),
- *   timed call by call, on the unchanged screen (cached) and after a one-row change before every call (uncached);
- *   also `screenNow(true)` after a change, which adds the styled-ANSI repaint;
+ *   timed call by call, on the unchanged screen (cached), after a one-row change before every call, and after a
+ *   redraw of every row before every call; also `screenNow(true)` after a one-row change, which adds the styled-ANSI
+ *   repaint;
  * - over HTTP: a full GET /v1/sessions/{id}/screen through the typed client (auth, routing, serialisation, both
  *   ends of a loopback connection), unchanged and after a change;
  * - tmux: `capture-pane -p` of the same screen, through the CLI and through a control-mode client. tmux has no such
  *   cache: every capture renders the grid.
  *
- * The change is made in-process and untimed: the last row is rewritten in place (cursor-addressed, so nothing
- * scrolls) by feeding the bytes straight to the session's emulator, which parses them synchronously and bumps the
- * generation. Only the snapshot call or request after it is on the clock.
+ * The change is made in-process and untimed: the last row (or every row) is rewritten in place (cursor-addressed, so
+ * nothing scrolls) by feeding the bytes straight to the session's emulator, which parses them synchronously and bumps
+ * the generation. Only the snapshot call or request after it is on the clock.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,9 +39,12 @@ export interface SnapshotResult {
   /** `screenNow()` on an unchanged screen: the generation cache answers. */
   textCachedP50Us: number;
   textCachedP95Us: number;
-  /** `screenNow()` right after a one-row change: every row is read from xterm again. */
+  /** `screenNow()` right after a one-row change: that row is read from xterm again. */
   textUncachedP50Us: number;
   textUncachedP95Us: number;
+  /** `screenNow()` right after every row changed: all 60 rows are read from xterm again. */
+  textFullChangeP50Us: number;
+  textFullChangeP95Us: number;
   /** `screenNow(true)` right after a one-row change. */
   styledUncachedP50Us: number;
   httpCachedP50Us: number;
@@ -78,6 +83,15 @@ function screenRow(y: number, shift: number): string {
 function lastRowRewrites(): Buffer[] {
   const y = SNAPSHOT_ROWS - 1;
   return [1, 2].map((shift) => Buffer.from(`\x1b[${SNAPSHOT_ROWS};1H${screenRow(y, shift)}`));
+}
+
+/** Two redraws of the whole screen, alternated; each row cursor-addressed, the cursor parked where `cat` left it. */
+function screenRewrites(): Buffer[] {
+  return [1, 2].map((shift) => {
+    let out = '';
+    for (let y = 0; y < SNAPSHOT_ROWS; y++) out += `\x1b[${y + 1};1H${screenRow(y, shift)}`;
+    return Buffer.from(out);
+  });
 }
 
 function isFull(lines: readonly string[]): boolean {
@@ -129,6 +143,7 @@ export async function measureSnapshot(
   const info = await th.client.createSession({ command, cols: SNAPSHOT_COLS, rows: SNAPSHOT_ROWS });
   let cached: number[];
   let uncached: number[];
+  let fullChange: number[];
   let styled: number[];
   let httpCached: number[];
   let httpUncached: number[];
@@ -147,9 +162,21 @@ export async function measureSnapshot(
       // Parsed during feed (nothing was pending), so the next read must render again; otherwise this times the cache.
       if (emu.generation === before) throw new Error('snapshot: feeding a row did not change the screen generation');
     };
+    const screens = screenRewrites();
+    let m = 0;
+    const changeScreen = () => {
+      const before = emu.generation;
+      emu.feed(screens[m++ % screens.length]!);
+      if (emu.generation === before) throw new Error('snapshot: feeding a screen did not change the screen generation');
+    };
     const read = () => session.screenNow();
     cached = timeSync(INPROC_WARMUP, INPROC_ITERATIONS, read);
     uncached = timeSync(INPROC_WARMUP, INPROC_ITERATIONS, read, changeRow);
+    fullChange = timeSync(INPROC_WARMUP, INPROC_ITERATIONS, read, changeScreen);
+    const redrawn = session.screenNow().lines;
+    if (!isFull(redrawn) || redrawn[0] !== screenRow(0, 1 + ((m - 1) % screens.length))) {
+      throw new Error(`termhost snapshot screen after the redraws is not as fed:\n${redrawn.join('\n')}`);
+    }
     styled = timeSync(INPROC_WARMUP / 5, INPROC_ITERATIONS / 4, () => session.screenNow(true), changeRow);
     httpCached = await timeCalls(HTTP_WARMUP, HTTP_ITERATIONS, () => th.client.screen(info.id));
     httpUncached = await timeCalls(HTTP_WARMUP, HTTP_ITERATIONS, () => th.client.screen(info.id), changeRow);
@@ -161,7 +188,8 @@ export async function measureSnapshot(
     await th.client.deleteSession(info.id);
   }
   log(
-    `snapshot termhost in-process p50 cached ${median(cached).toFixed(1)} us, after a change ${median(uncached).toFixed(1)} us; ` +
+    `snapshot termhost in-process p50 cached ${median(cached).toFixed(1)} us, after a one-row change ${median(uncached).toFixed(1)} us, ` +
+      `after every row changed ${median(fullChange).toFixed(1)} us; ` +
       `http p50 cached ${median(httpCached).toFixed(1)} us, after a change ${median(httpUncached).toFixed(1)} us`,
   );
 
@@ -190,6 +218,8 @@ export async function measureSnapshot(
     textCachedP95Us: percentile(cached, 95),
     textUncachedP50Us: median(uncached),
     textUncachedP95Us: percentile(uncached, 95),
+    textFullChangeP50Us: median(fullChange),
+    textFullChangeP95Us: percentile(fullChange, 95),
     styledUncachedP50Us: median(styled),
     httpCachedP50Us: median(httpCached),
     httpUncachedP50Us: median(httpUncached),

@@ -19,6 +19,17 @@ after(async () => {
 
 const quietEnv = { PS1: '$ ', HOME: '', INPUTRC: '/dev/null', LANG: 'C.UTF-8' };
 
+/** The command name of the foreground job of the terminal whose session leader is `pid` (tpgid, /proc/PID/stat). */
+function foregroundCommand(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const tpgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[5]);
+    return fs.readFileSync(`/proc/${tpgid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
 test('type into bash and read the output', async () => {
   const s = await d.client.createSession({ command: ['bash', '--norc', '--noprofile'], cwd: work, env: quietEnv, cols: 100, rows: 30 });
   await waitRegex(d, s.id, '^\\$$');
@@ -28,14 +39,9 @@ test('type into bash and read the output', async () => {
   assert.deepEqual(screen.lines.slice(start, start + 5), ['$ for i in 1 2 3; do echo "row $((i * 11))"; done', 'row 11', 'row 22', 'row 33', '$']);
   // C-c is a real interrupt, not text
   await d.client.input(s.id, [{ text: 'sleep 30' }, { key: 'Enter' }]);
-  // Interrupt only once sleep runs: a C-c between bash's fork and the child's exec would reach bash instead.
-  await until('sleep to be running in the session', () => {
-    try {
-      return execFileSync('pgrep', ['-x', '-s', String(s.pid), 'sleep'], { encoding: 'utf8' }).trim() !== '';
-    } catch {
-      return false; // pgrep exits 1 when nothing matches
-    }
-  });
+  // Only once sleep runs as the foreground job does C-c interrupt it. Sooner, bash gets the SIGINT, or its child
+  // between taking the terminal and exec'ing sleep, with bash's handler still installed.
+  await until('sleep in the foreground', () => foregroundCommand(s.pid) === 'sleep');
   await d.client.input(s.id, [{ key: 'C-c' }]);
   await d.client.input(s.id, [{ text: 'echo after-$?' }, { key: 'Enter' }]);
   await waitText(d, s.id, 'after-130');
@@ -85,7 +91,9 @@ test('evaluate an expression in the python3 REPL', async () => {
   const s = await d.client.createSession({ command: ['python3', '-q'], cwd: work, env: { ...quietEnv, PYTHONSTARTUP: '' }, cols: 80, rows: 24 });
   await waitRegex(d, s.id, '^>>>$');
   await d.client.input(s.id, [{ text: 'sum(i * i for i in range(10))' }, { key: 'Enter' }]);
-  const screen = await waitRegex(d, s.id, '^285$');
+  // The next prompt too: readline puts the terminal in raw mode before it prints it. A C-d sent earlier meets the
+  // canonical line discipline, which stores it as an end-of-file mark that reads as a NUL once raw mode is on.
+  const screen = await waitRegex(d, s.id, '^285\\n>>>$');
   assert.ok(screen.lines.includes('>>> sum(i * i for i in range(10))'));
   await d.client.input(s.id, [{ key: 'C-d' }]);
   const done = await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });

@@ -2,7 +2,7 @@
  * The typed client of the HTTP API v1, over TCP or a unix socket. The CLI uses it; so can anyone's code.
  * Types come from the same schemas the server validates with.
  */
-import http from 'node:http';
+import { KeepAlivePool } from './KeepAlivePool.js';
 import type { Static } from '@sinclair/typebox';
 import type {
   AttachTokenSchema,
@@ -66,18 +66,24 @@ export interface ClientOptions {
 export class TermhostClient {
   readonly address: Address;
   readonly token: string | undefined;
-  private readonly agent: http.Agent;
+  private readonly pool: KeepAlivePool;
+  /** The same on every request: built once. */
+  private readonly headers: Record<string, string>;
+  private readonly jsonHeaders: Record<string, string>;
 
   constructor(opts: ClientOptions = {}) {
     const addr = opts.address ?? process.env.TERMHOST_ADDR ?? '127.0.0.1:7070';
     this.address = typeof addr === 'string' ? parseAddress(addr) : addr;
     this.token = opts.token ?? process.env.TERMHOST_TOKEN;
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    this.pool = new KeepAlivePool(this.address.kind === 'unix' ? { socketPath: this.address.path } : { host: this.address.host, port: this.address.port }, 8);
+    this.headers = { host: 'localhost', accept: 'application/json' };
+    if (this.token) this.headers.authorization = `Bearer ${this.token}`;
+    this.jsonHeaders = { ...this.headers, 'content-type': 'application/json' };
   }
 
-  /** Release pooled keep-alive sockets. */
+  /** Release pooled keep-alive connections. */
   close(): void {
-    this.agent.destroy();
+    this.pool.close();
   }
 
   health(): Promise<{ ok: boolean; version: string }> {
@@ -236,51 +242,33 @@ export class TermhostClient {
   }
 
   /** One JSON request; non-2xx answers become a TermhostError carrying the server's code. */
-  request<T>(method: string, path: string, body?: unknown, text = false): Promise<T> {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: http.OutgoingHttpHeaders = { host: 'localhost', accept: 'application/json' };
-    if (this.token) headers.authorization = `Bearer ${this.token}`;
-    if (payload) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = payload.length;
+  async request<T>(method: string, path: string, body?: unknown, text = false): Promise<T> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    let res;
+    try {
+      res = await this.pool.request(method, path, payload === undefined ? this.headers : this.jsonHeaders, payload);
+    } catch (err) {
+      if (err instanceof TypeError) throw err;
+      const where = this.address.kind === 'unix' ? this.address.path : `${this.address.host}:${this.address.port}`;
+      throw new TermhostError(`cannot reach termhost at ${where}: ${(err as Error).message}`, 'unreachable', 0, true);
     }
-    const target =
-      this.address.kind === 'unix'
-        ? { socketPath: this.address.path }
-        : { host: this.address.host, port: this.address.port };
-    return new Promise<T>((resolve, reject) => {
-      const req = http.request({ ...target, method, path, headers, agent: this.agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = undefined;
-          try {
-            parsed = body ? JSON.parse(body) : undefined;
-          } catch {
-            parsed = undefined;
-          }
-          const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) return resolve((text ? body : parsed) as T);
-          const b = (parsed ?? {}) as Record<string, unknown>;
-          reject(
-            new TermhostError(
-              typeof b.error === 'string' ? b.error : `HTTP ${status}`,
-              typeof b.code === 'string' ? b.code : 'http_error',
-              status,
-              b.retryable === true,
-              b,
-            ),
-          );
-        });
-        res.on('error', reject);
-      });
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        const where = this.address.kind === 'unix' ? this.address.path : `${this.address.host}:${this.address.port}`;
-        reject(new TermhostError(`cannot reach termhost at ${where}: ${err.message}`, 'unreachable', 0, true));
-      });
-      req.end(payload);
-    });
+    const raw = res.body.toString('utf8');
+    let parsed: unknown = undefined;
+    try {
+      parsed = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    const status = res.status;
+    if (status >= 200 && status < 300) return (text ? raw : parsed) as T;
+    const b = (parsed ?? {}) as Record<string, unknown>;
+    throw new TermhostError(
+      typeof b.error === 'string' ? b.error : `HTTP ${status}`,
+      typeof b.code === 'string' ? b.code : 'http_error',
+      status,
+      b.retryable === true,
+      b,
+    );
   }
 }
 

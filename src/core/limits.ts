@@ -11,8 +11,11 @@ export const Limits = {
   maxSessions: 64,
   /** Time between the polite signal of a kill and SIGKILL to the process group. */
   killEscalationMs: 3000,
-  /** After the child exits, output counts as fully drained once the PTY has been silent this long. */
-  exitDrainQuietMs: 25,
+  /**
+   * After the child exits, output counts as fully drained once the PTY has been silent this long and a direct read of
+   * the master finds nothing left (the read is what guarantees the child's own output; the silence is for stragglers).
+   */
+  exitDrainQuietMs: 10,
   /** Upper bound on the drain after exit, for a background process that keeps the PTY busy. */
   exitDrainMaxMs: 2000,
   /** Scrollback lines kept by the emulator when a spec does not say. */

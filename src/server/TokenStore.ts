@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TermError, fail, ok, type Result } from '../core/index.js';
 import type { Actor, Role } from '../core/index.js';
-import { secretsEqual } from './auth.js';
 
 export const ADMIN_TOKEN_NAME = 'admin';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -35,17 +34,18 @@ export interface TokenInfo {
   created_at: string | null;
 }
 
-const hash = (secret: string) => crypto.createHash('sha256').update(secret, 'utf8').digest('hex');
+const sha256 = (secret: string) => crypto.createHash('sha256').update(secret, 'utf8').digest();
+const hash = (secret: string) => sha256(secret).toString('hex');
 
 export class TokenStore {
   private readonly byHash = new Map<string, StoredToken>();
   private readonly revokeListeners = new Set<(name: string) => void>();
   private readonly file: string | undefined;
+  /** Hashed once: every request's secret is hashed and compared with it in constant time. */
+  private readonly adminDigest: Buffer;
 
-  constructor(
-    private readonly adminToken: string,
-    stateDir?: string,
-  ) {
+  constructor(adminToken: string, stateDir?: string) {
+    this.adminDigest = sha256(adminToken);
     this.file = stateDir ? path.join(stateDir, 'tokens.json') : undefined;
     for (const t of this.load()) this.byHash.set(t.sha256, t);
   }
@@ -53,9 +53,11 @@ export class TokenStore {
   /** The principal a presented secret stands for, or undefined. */
   resolve(secret: string | undefined): Principal | undefined {
     if (!secret) return undefined;
-    if (secretsEqual(secret, this.adminToken)) return { actor: { name: ADMIN_TOKEN_NAME, kind: 'admin' }, tokenName: ADMIN_TOKEN_NAME, tokenId: ADMIN_TOKEN_NAME };
-    // The lookup key is a hash of the secret, so timing reveals nothing usable about the secret itself.
-    const t = this.byHash.get(hash(secret));
+    // One hash of the presented secret serves both checks. Equal-length digests compare in constant time, and the
+    // lookup key of the other tokens is the same hash, so timing reveals nothing usable about the secret itself.
+    const digest = sha256(secret);
+    if (crypto.timingSafeEqual(digest, this.adminDigest)) return { actor: { name: ADMIN_TOKEN_NAME, kind: 'admin' }, tokenName: ADMIN_TOKEN_NAME, tokenId: ADMIN_TOKEN_NAME };
+    const t = this.byHash.get(digest.toString('hex'));
     return t ? { actor: { name: t.name, kind: t.role }, tokenName: t.name, tokenId: t.sha256.slice(0, 16) } : undefined;
   }
 

@@ -91,48 +91,49 @@ export function normalizeOrigin(origin: string): string {
   return origin.trim().toLowerCase().replace(/\/+$/, '');
 }
 
-/** onRequest hook: Host first (even /health is refused on a foreign Host), then the token for everything else. */
+/**
+ * onRequest hook: Host first (even /health is refused on a foreign Host), then the token for everything else.
+ * The hooks are callback-style, not async: they run on every request, and an async hook costs a promise and a trip
+ * through the microtask queue each time. A refusal sends the reply and never calls `done`, which ends the request.
+ */
 export function makeAuthHook(opts: AuthOptions) {
-  return async (req: FastifyRequest, reply: FastifyReply) => {
+  return (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (!hostAllowed(req.headers.host, opts.allowedHosts)) {
-      return sendError(
+      sendError(
         reply,
         new TermError('forbidden_host', `Host "${req.headers.host ?? ''}" is not allowed; use a loopback name or add it with --allow-host`),
       );
+      return;
     }
     req.principal = opts.tokens.resolve(bearerToken(req.headers.authorization));
-    if (req.url === '/health' || req.url.startsWith('/health?')) return;
-    if (SELF_AUTHENTICATING.test(req.url)) return;
+    if (req.url === '/health' || req.url.startsWith('/health?') || SELF_AUTHENTICATING.test(req.url)) return done();
     // A header, even a wrong one, is the caller's explicit choice of credential: the cookie never overrides it.
     if (!req.principal && req.headers.authorization === undefined && opts.cookie) {
       const viaCookie = opts.cookie(req);
       // Browsers attach cookies to requests that other pages trigger; SameSite=Strict stops other sites, and this
       // stops everything else that is not our own page: a state change must come with our Origin.
       if (viaCookie && !SAFE_METHODS.has(req.method) && !(req.headers.origin && originAllowed(req.headers.origin, req.headers.host, opts.allowedOrigins ?? new Set()))) {
-        return sendError(
+        sendError(
           reply,
           new TermError('forbidden_origin', `a browser request that changes state must come from the daemon's own page; Origin "${req.headers.origin ?? '(none)'}" is not allowed`),
         );
+        return;
       }
       req.principal = viaCookie;
     }
-    if (UI_ROUTES.test(req.url)) return;
-    if (!req.principal) {
-      return sendError(
-        reply.header('www-authenticate', 'Bearer'),
-        new TermError('unauthorized', 'missing, wrong or revoked bearer token; send "Authorization: Bearer <token>" (see `termhost token`)'),
-      );
-    }
+    if (req.principal || UI_ROUTES.test(req.url)) return done();
+    sendError(
+      reply.header('www-authenticate', 'Bearer'),
+      new TermError('unauthorized', 'missing, wrong or revoked bearer token; send "Authorization: Bearer <token>" (see `termhost token`)'),
+    );
   };
 }
 
 /** preHandler hook: the route's declared minimum role against the caller's. */
-export async function roleHook(req: FastifyRequest, reply: FastifyReply) {
+export function roleHook(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
   const needed = req.routeOptions.config?.role;
-  if (!needed || !req.principal) return;
-  if (!atLeast(req.principal.actor, needed)) {
-    return sendError(reply, new TermError('forbidden', `this needs the ${needed} role; your token (${req.principal.tokenName}) has ${req.principal.actor.kind}`));
-  }
+  if (!needed || !req.principal || atLeast(req.principal.actor, needed)) return done();
+  sendError(reply, new TermError('forbidden', `this needs the ${needed} role; your token (${req.principal.tokenName}) has ${req.principal.actor.kind}`));
 }
 
 /** The caller's actor; routes that run after the auth hook always have one. */

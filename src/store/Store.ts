@@ -59,6 +59,8 @@ const MAX_WRITER_BACKLOG_BYTES = 32 * 1024 * 1024;
 /** Output is handed to the writer in batches: one message per session per this interval (or this many bytes). */
 const POST_INTERVAL_MS = 20;
 const POST_MAX_BYTES = 256 * 1024;
+/** A batch buffer starts this size and doubles; most batches of an interactive session stay in the first one. */
+const BATCH_START_BYTES = 4 * 1024;
 /** On shutdown the writer gets this long to finish its backlog; what is left then is lost, as in a crash. */
 const CLOSE_FLUSH_MS = 3000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -156,8 +158,10 @@ export class Store {
       .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(s.id, JSON.stringify(s.spec.command), s.spec.cwd, JSON.stringify(s.spec.labels), s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
     // Chunks are gathered and handed over in batches: a message per PTY read would cost the event loop more than
-    // the copy itself.
-    let batch: Buffer[] = [];
+    // the copy itself. Each batch is collected in a buffer of its own, which the message then transfers to the writer
+    // instead of copying it (a copy of every byte, twice, at full output speed). It starts small, since an
+    // interactive session sends a few bytes per batch, and doubles as needed.
+    let batch: Uint8Array | undefined;
     let batchSeq = 0;
     let batchAt = 0;
     let batchBytes = 0;
@@ -165,10 +169,23 @@ export class Store {
     const send = () => {
       if (timer) clearTimeout(timer);
       timer = undefined;
-      if (batchBytes === 0) return;
-      this.post({ t: 'chunk', sid: s.id, seq: batchSeq, at: batchAt, data: Buffer.concat(batch, batchBytes), raw: policy === 'raw' });
-      batch = [];
+      if (batchBytes === 0 || !batch) return;
+      const data = batch.subarray(0, batchBytes);
+      this.post({ t: 'chunk', sid: s.id, seq: batchSeq, at: batchAt, data, raw: policy === 'raw' }, [batch.buffer as ArrayBuffer]);
+      batch = undefined;
       batchBytes = 0;
+    };
+    const append = (chunk: Buffer) => {
+      const need = batchBytes + chunk.length;
+      if (!batch || batch.length < need) {
+        let size = Math.max(BATCH_START_BYTES, batch?.length ?? 0);
+        while (size < need) size *= 2;
+        const grown = new Uint8Array(size);
+        if (batch) grown.set(batch.subarray(0, batchBytes));
+        batch = grown;
+      }
+      batch.set(chunk, batchBytes);
+      batchBytes = need;
     };
     if (writes) {
       let complete = true;
@@ -183,8 +200,7 @@ export class Store {
           batchSeq = seq;
           batchAt = this.now();
         }
-        batch.push(chunk);
-        batchBytes += chunk.length;
+        append(chunk);
         this.backlog += chunk.length;
         if (batchBytes >= POST_MAX_BYTES) send();
         else timer ??= setTimeout(send, POST_INTERVAL_MS);
@@ -207,8 +223,8 @@ export class Store {
     });
   }
 
-  private post(m: WriterMessage): void {
-    this.worker.postMessage(m);
+  private post(m: WriterMessage, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(m, transfer);
   }
 
   /** Resolves once everything sent so far is on disk. */

@@ -70,7 +70,12 @@ const PROMPTS: RegExp[] = [
   /\b(new|current|old|retype( new)?) password:\s*$/i,
 ];
 
+/** Every prompt above ends in a colon and optional whitespace; most lines do not, and this rules them out at once. */
+const ENDS_LIKE_A_PROMPT = /:\s*$/;
+
 export function looksLikeSecretPrompt(cursorLine: string): boolean {
   const line = cursorLine.slice(-300);
+  // This runs after every parsed chunk of output.
+  if (!ENDS_LIKE_A_PROMPT.test(line)) return false;
   return PROMPTS.some((re) => re.test(line));
 }

@@ -63,3 +63,27 @@ test('output is parsed on arrival, never left for xterm\'s timer (the keystroke 
   assert.equal(emu.pendingBytes, 0);
   emu.dispose();
 });
+
+test('the private xterm storage the screen text is read from is where it was: cells, combined strings, changed rows', () => {
+  const { emu } = make();
+  emu.feed(Buffer.from('a字e\u0301\ud83d\ude00', 'utf8'));
+  const line = emu.screenLine(0)!;
+  assert.ok(line._data instanceof Uint32Array);
+  assert.equal(line._data.length, 20 * 3, 'three words per cell');
+  assert.equal(line.length, 20);
+  assert.equal(line._data[0], 0x61 | (1 << 22), "'a', width 1");
+  assert.equal(line._data[3], 0x5b57 | (2 << 22), "'字', width 2");
+  assert.equal(line._data[6], 0, 'the right half of a wide character is empty, width 0');
+  assert.equal(line._data[9]! & 0x200000, 0x200000, 'combined flag');
+  assert.equal(line._combined[3], 'e\u0301');
+  assert.equal(line._data[12]! & 0x1fffff, 0x1f600, 'astral code points are stored whole');
+  assert.equal(emu.textLeftOfCursor(), 'a字e\u0301\ud83d\ude00');
+  assert.equal(emu.normalBufferLine(0), line);
+  const before = Array.from(emu.rowVersions);
+  const layout = emu.layoutVersion;
+  emu.feed(Buffer.from('\x1b[3;1Hx'));
+  assert.deepEqual(Array.from(emu.rowVersions).map((v, y) => v - before[y]!), [1, 1, 1, 0, 0], 'from the cursor row to the written row');
+  emu.feed(Buffer.from('\x1b[?1049h'));
+  assert.ok(emu.layoutVersion > layout, 'a screen switch reports every row');
+  emu.dispose();
+});

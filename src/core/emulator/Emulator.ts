@@ -5,11 +5,13 @@
  * - knowing when everything fed has been parsed (xterm parses on a timer), so snapshots never show a stale screen;
  * - keeping that timer off the keystroke path: a chunk that arrives while nothing is pending (the echo of a keystroke,
  *   most of all) is parsed on arrival instead of a timer tick later;
- * - routing the emulator's answers to terminal queries (cursor position, device attributes) back to the PTY.
+ * - routing the emulator's answers to terminal queries (cursor position, device attributes) back to the PTY;
+ * - knowing which screen rows changed since a snapshot last read them, so a snapshot re-reads only those.
  */
 import xtermHeadless from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
 import type { MouseEncoding, MouseTracking } from '../input/mouse.js';
+import { lineTextBefore, type XtermLine } from './lineText.js';
 
 const { Terminal } = xtermHeadless;
 const { SerializeAddon } = serializeAddon;
@@ -23,14 +25,32 @@ export interface TerminalModes {
   bracketed_paste: boolean;
 }
 
+interface XtermBuffer {
+  lines: { get(index: number): XtermLine | undefined };
+  ybase: number;
+  ydisp: number;
+  /** The cursor, as the public cursorX/cursorY report it. */
+  x: number;
+  y: number;
+}
+
+/** Which rows xterm's parser changed: screen rows, start..end inclusive; undefined means all of them. */
+type RefreshRange = { start: number; end: number } | undefined;
+
 /**
- * xterm keeps the cursor's visibility (DECTCEM) and the mouse encoding (?1006) only in private services. They are
- * read here and nowhere else; the versions are pinned exactly and Emulator.test.ts fails loudly if an upgrade moves them.
+ * xterm keeps the cursor's visibility (DECTCEM) and the mouse encoding (?1006) only in private services, and exposes
+ * neither its cell storage nor which rows a write changed. They are read here (and the cells in lineText.ts) and
+ * nowhere else; the versions are pinned exactly and Emulator.test.ts fails loudly if an upgrade moves them.
  */
 interface XTermPrivate {
   _core: {
     coreService: { isCursorHidden: boolean };
     coreMouseService: { activeEncoding: string };
+    /** The active buffer, normal or alternate; `ydisp` differs from `ybase` only while scrolled back, which termhost never does. */
+    buffer: XtermBuffer;
+    buffers: { normal: XtermBuffer };
+    /** Fires at the end of every parse with the rows it touched (viewport rows), the same signal xterm's renderer repaints on. */
+    _inputHandler: { onRequestRefreshRows(listener: (range: RefreshRange) => void): { dispose(): void } };
   };
 }
 
@@ -61,6 +81,11 @@ export class Emulator {
   private titleText = '';
   /** Bumped whenever the screen may have changed (a parse, a resize); snapshot caches key on it. */
   generation = 0;
+  /** Per screen row, bumped whenever xterm reports that row changed; a snapshot re-reads only rows whose count moved. */
+  rowVersions: Uint32Array;
+  /** Bumped when any row may have changed without a per-row report: resize, alternate screen, a full refresh. */
+  layoutVersion = 0;
+  private readonly core: XTermPrivate['_core'];
 
   constructor(opts: EmulatorOptions) {
     this.term = new Terminal({
@@ -81,6 +106,41 @@ export class Emulator {
       this.titleText = title;
       opts.onTitle?.(title);
     });
+    this.core = (this.term as unknown as XTermPrivate)._core;
+    this.rowVersions = new Uint32Array(opts.rows);
+    this.core._inputHandler.onRequestRefreshRows((range) => this.rowsChanged(range));
+  }
+
+  private rowsChanged(range: RefreshRange): void {
+    const buf = this.core.buffer;
+    // Viewport rows are screen rows unless the viewport is scrolled back; then (never, in practice) assume everything.
+    if (range === undefined || buf.ybase !== buf.ydisp) {
+      this.layoutVersion++;
+      return;
+    }
+    const versions = this.rowVersions;
+    const end = Math.min(range.end, versions.length - 1);
+    for (let y = Math.max(0, range.start); y <= end; y++) versions[y]!++;
+  }
+
+  /** xterm's storage of screen row `y` (0 = top) of the active buffer, for snapshots; see lineText.ts. */
+  screenLine(y: number): XtermLine | undefined {
+    const buf = this.core.buffer;
+    return buf.lines.get(buf.ybase + y);
+  }
+
+  /** The cursor's row left of the cursor, untrimmed: what a prompt detector reads. */
+  textLeftOfCursor(): string {
+    // The private buffer, not term.buffer.active: this runs after every parse, and the public getter checks the
+    // proposed-API option and builds a view object each time.
+    const buf = this.core.buffer;
+    const line = buf.lines.get(buf.ybase + buf.y);
+    return line ? lineTextBefore(line, buf.x) : '';
+  }
+
+  /** xterm's storage of line `index` of the normal buffer, scrollback included (0 = oldest). */
+  normalBufferLine(index: number): XtermLine | undefined {
+    return this.core.buffers.normal.lines.get(index);
   }
 
   /**
@@ -132,12 +192,12 @@ export class Emulator {
   }
 
   get cursorVisible(): boolean {
-    return !(this.term as unknown as XTermPrivate)._core.coreService.isCursorHidden;
+    return !this.core.coreService.isCursorHidden;
   }
 
   get modes(): TerminalModes {
     const m = this.term.modes;
-    const encoding = (this.term as unknown as XTermPrivate)._core.coreMouseService.activeEncoding;
+    const encoding = this.core.coreMouseService.activeEncoding;
     return {
       mouse: TRACKING[m.mouseTrackingMode] ?? 'off',
       mouse_encoding: encoding === 'SGR' ? 'sgr' : encoding === 'SGR_PIXELS' ? 'sgr_pixels' : 'default',
@@ -148,6 +208,8 @@ export class Emulator {
 
   resize(cols: number, rows: number): void {
     this.term.resize(cols, rows);
+    this.rowVersions = new Uint32Array(this.term.rows);
+    this.layoutVersion++;
     this.generation++;
   }
 

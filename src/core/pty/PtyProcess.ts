@@ -7,14 +7,16 @@
  * the child exits (node-pty #72). So the host holds its own slave fd open: the master never sees EIO while the child's
  * last bytes are in flight. When node-pty learns of the exit it asks to destroy the socket; that request is held until
  * the end of the child's output has come out of the master (see below), then the slave is closed, the socket
- * destroyed, and only then is the exit reported. Everything the child wrote has been delivered to `onData` by then. Because node-pty itself only
- * notices through a 200 ms fallback, the exit is also detected directly with a liveness probe.
+ * destroyed, and only then is the exit reported. Everything the child wrote has been delivered to `onData` by then.
+ * Because node-pty itself only acts on the exit through a 200 ms fallback, the exit is also detected directly: from
+ * node-pty's exit handler's first visible step, backed by a liveness probe.
  *
  * How the end of the child's output is recognised: silence alone is not proof. On a loaded machine the kernel moves
  * bytes from the slave to the master in deferred work, which can lag by tens of milliseconds. So once the child has
  * exited, the host writes a random end marker into its own slave fd. The tty layer keeps order, so when the marker
  * comes out of the master every byte the child wrote has come out before it; the marker itself is cut from the
- * stream. Silence is only the fallback, for the rare case the marker cannot be written (output stopped with ^S).
+ * stream. Silence, confirmed by a direct read of the master, is only the fallback, for the rare case the marker
+ * cannot be written (output stopped with ^S).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -47,7 +49,7 @@ const EXIT_PROBE_MS = 20;
 
 /** node-pty's socket is private; this is the one place that reaches it (pinned by the no-loss-at-exit test). */
 interface PtyInternals {
-  _socket: { destroy: (...args: unknown[]) => unknown };
+  _socket: { destroy: (...args: unknown[]) => unknown; on(event: 'newListener', listener: (event: string | symbol) => void): unknown };
 }
 
 /** The Unix side of node-pty has these; its public IPty type leaves them out. */
@@ -101,24 +103,32 @@ export class PtyProcess {
       startDrain();
       return socket;
     };
-    // node-pty learns of the exit only through its 200 ms socket fallback while we hold the slave open. The child is
-    // reaped at once by node-pty's own waitpid thread, so a cheap liveness probe finds the exit far sooner.
-    this.exitProbe = setInterval(() => {
+    // node-pty learns of the exit only through its 200 ms socket fallback while we hold the slave open. Its waitpid
+    // thread reaps the child at once, though, and its exit handler then does one visible thing right away: it adds a
+    // 'close' listener to the socket (to report the exit once the socket closes). That is the earliest sign of the
+    // exit; it is trusted only once the child is confirmed gone. A cheap liveness probe backs it up.
+    const childGone = () => {
       try {
         process.kill(this.pid, 0);
+        return false;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ESRCH') {
-          clearInterval(this.exitProbe);
-          startDrain();
-        }
+        return (err as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    };
+    socket.on('newListener', (event) => {
+      if (event === 'close' && !this.releaseSocket && childGone()) {
+        clearInterval(this.exitProbe);
+        startDrain();
+      }
+    });
+    this.exitProbe = setInterval(() => {
+      if (childGone()) {
+        clearInterval(this.exitProbe);
+        startDrain();
       }
     }, EXIT_PROBE_MS);
     this.exitProbe.unref();
-    this.pty.onData((data) => {
-      this.lastDataAt = Date.now();
-      if (this.endMarker) this.scanForMarker(data as unknown as Buffer);
-      else this.dataListener?.(data as unknown as Buffer);
-    });
+    this.pty.onData((data) => this.handleData(data as unknown as Buffer));
     this.pty.onExit(({ exitCode, signal }) => {
       clearInterval(this.exitProbe);
       this.clearEscalation();
@@ -230,13 +240,24 @@ export class PtyProcess {
 
   /**
    * After the exit: write the end marker and release the socket once it comes back out of the master, or, if it
-   * cannot be written, once the master has been silent for the settle time. Either way at most exitDrainMaxMs. The
-   * silence check runs in a timer and is confirmed in setImmediate, after the poll phase, so bytes already waiting are
-   * read first.
+   * cannot be written, once the master has been silent for the settle time and a direct read finds nothing. Either
+   * way at most exitDrainMaxMs. The silence check runs in a timer and is confirmed in setImmediate, after the poll
+   * phase, so bytes already waiting are read first.
    */
   private awaitDrain(startedAt: number): void {
     if (this.writeEndMarker()) {
-      this.drainTimer = setTimeout(() => this.finishDrain(), Limits.exitDrainMaxMs);
+      // The socket delivers the marker in the normal course; reading the master directly as well covers an event loop
+      // too busy to get round to it.
+      const poll = () => {
+        this.drainTimer = undefined;
+        setImmediate(() => {
+          if (this.disposed || !this.endMarker) return; // finished meanwhile
+          if (Date.now() - startedAt >= Limits.exitDrainMaxMs) return this.finishDrain();
+          this.readWaiting();
+          if (this.endMarker) this.drainTimer = setTimeout(poll, Limits.exitDrainQuietMs);
+        });
+      };
+      this.drainTimer = setTimeout(poll, Limits.exitDrainQuietMs);
       return;
     }
     const check = () => {
@@ -244,8 +265,13 @@ export class PtyProcess {
       setImmediate(() => {
         if (this.disposed) return;
         const quietFor = Date.now() - this.lastDataAt;
-        if (quietFor < Limits.exitDrainQuietMs && Date.now() - startedAt < Limits.exitDrainMaxMs) {
+        const overdue = Date.now() - startedAt >= Limits.exitDrainMaxMs;
+        if (quietFor < Limits.exitDrainQuietMs && !overdue) {
           this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs - quietFor);
+          return;
+        }
+        if (this.readWaiting() && !overdue) {
+          this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs);
           return;
         }
         this.finishDrain();
@@ -305,6 +331,35 @@ export class PtyProcess {
     const release = this.releaseSocket;
     release();
   }
+
+  /**
+   * One read of the master, straight from the fd, delivered as the socket would have; true if there was anything.
+   * The fd is non-blocking, so an empty master answers EAGAIN; Linux moves bytes still queued inside the tty layer to
+   * the reader before it answers that. Reading here cannot reorder output: everything the socket read earlier was
+   * delivered synchronously when it was read. One read only: a process still writing (a pipeline member that outlived
+   * the child) must not hold the event loop; the caller waits and asks again.
+   */
+  private readWaiting(): boolean {
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    let n = 0;
+    try {
+      n = fs.readSync(this.pty.fd, buf, 0, buf.length, null);
+    } catch {
+      // EAGAIN: nothing left. EIO or EBADF: the master is gone, so there is nothing to read either.
+      return false;
+    }
+    if (n <= 0) return false;
+    this.handleData(buf.subarray(0, n));
+    return true;
+  }
+
+  /** Every byte from the master, read by the socket or directly, goes through here, in the order it was read. */
+  private handleData(data: Buffer): void {
+    this.lastDataAt = Date.now();
+    if (this.endMarker) this.scanForMarker(data);
+    else this.dataListener?.(data);
+  }
+
 }
 
 function signalName(signal: number): string {

@@ -315,8 +315,7 @@ export class Session {
 
   private detectSecretPrompt(): void {
     if (!this.control.options.secretDetect || !this.freshOutput || this.exitState) return;
-    const buf = this.emulator.term.buffer.active;
-    const line = buf.getLine(buf.baseY + buf.cursorY)?.translateToString(false, 0, buf.cursorX) ?? '';
+    const line = this.emulator.textLeftOfCursor();
     if (looksLikeSecretPrompt(line)) this.startSecret(SYSTEM_ACTOR, `password prompt detected: "${line.trim().slice(-80)}"`);
   }
 

@@ -4,6 +4,7 @@
 import type { Screen } from '../../protocol/http.js';
 import type { Emulator } from '../emulator/Emulator.js';
 import { highlightsOf } from './styled.js';
+import { lineText, type XtermLine } from '../emulator/lineText.js';
 
 export interface ProcessState {
   seq: number;
@@ -15,29 +16,48 @@ export interface ProcessState {
 }
 
 /**
- * A row as text, right-trimmed. xterm's own trim drops only never-written cells; programs clear lines by writing
- * spaces (vim, prompts), so trailing spaces are trimmed here too.
+ * What a snapshot last read from one emulator. Rows are read with `lineText` (rows right-trimmed: xterm's own trim
+ * drops only never-written cells, but programs clear lines by writing spaces, as vim and prompts do, so trailing
+ * spaces go too). After a change, only rows xterm reported changed, or whose storage moved, are read again; scrolling
+ * reports every row of the scrolled region, so a one-row edit costs one row and a scrolling log costs the screen.
  */
-function rowText(line: { translateToString(trimRight: boolean): string } | undefined): string {
-  const text = line?.translateToString(true) ?? '';
-  return text.endsWith(' ') ? text.replace(/ +$/, '') : text;
+interface ScreenCache {
+  /** The emulator's generation the lines reflect; unchanged means nothing to do at all. */
+  generation: number;
+  layoutVersion: number;
+  lines: string[];
+  /** Per row: the emulator's row version and xterm's line object when the row was read. */
+  versions: Uint32Array;
+  sources: Array<XtermLine | undefined>;
 }
 
-const cache = new WeakMap<Emulator, { generation: number; lines: readonly string[] }>();
+const cache = new WeakMap<Emulator, ScreenCache>();
 
 /**
  * The visible rows as text, one string per row, right-trimmed. Cached until the emulator's screen next changes, so
- * agents polling an unchanged screen (and waits re-checking it) pay nothing. Callers get their own array.
+ * agents polling an unchanged screen (and waits re-checking it) pay nothing, and after a change only the changed rows
+ * are read again. Callers get their own array.
  */
 export function screenLines(emu: Emulator): string[] {
-  const hit = cache.get(emu);
-  if (hit && hit.generation === emu.generation) return hit.lines.slice();
-  const buf = emu.term.buffer.active;
+  let c = cache.get(emu);
+  if (c && c.generation === emu.generation) return c.lines.slice();
   const rows = emu.term.rows;
-  const lines = new Array<string>(rows);
-  for (let y = 0; y < rows; y++) lines[y] = rowText(buf.getLine(buf.baseY + y));
-  cache.set(emu, { generation: emu.generation, lines });
-  return lines.slice();
+  const versions = emu.rowVersions;
+  if (!c || c.layoutVersion !== emu.layoutVersion || c.lines.length !== rows || versions.length !== rows) {
+    c = { generation: -1, layoutVersion: emu.layoutVersion, lines: new Array<string>(rows).fill(''), versions: new Uint32Array(rows), sources: new Array(rows).fill(undefined) };
+    // Version 0 is a real version; mark every row unread.
+    for (let y = 0; y < rows; y++) c.versions[y] = versions[y]! - 1;
+    cache.set(emu, c);
+  }
+  for (let y = 0; y < rows; y++) {
+    const line = emu.screenLine(y);
+    if (c.versions[y] === versions[y] && c.sources[y] === line) continue;
+    c.lines[y] = line ? lineText(line) : '';
+    c.versions[y] = versions[y]!;
+    c.sources[y] = line;
+  }
+  c.generation = emu.generation;
+  return c.lines.slice();
 }
 
 export function snapshotScreen(emu: Emulator, proc: ProcessState, withRaw = false, withHighlights = false): Screen {
@@ -67,10 +87,12 @@ export function snapshotScreen(emu: Emulator, proc: ProcessState, withRaw = fals
  * alternate buffer has none of its own, and what scrolled off before it started is still there.
  */
 export function scrollbackLines(emu: Emulator, count: number): { lines: string[]; total: number } {
-  const buf = emu.term.buffer.normal;
-  const total = buf.baseY;
+  const total = emu.term.buffer.normal.baseY;
   const n = Math.max(0, Math.min(count, total));
   const lines: string[] = [];
-  for (let y = total - n; y < total; y++) lines.push(rowText(buf.getLine(y)));
+  for (let y = total - n; y < total; y++) {
+    const line = emu.normalBufferLine(y);
+    lines.push(line ? lineText(line) : '');
+  }
   return { lines, total };
 }
