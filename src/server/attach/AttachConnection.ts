@@ -27,6 +27,21 @@ export interface AttachSettings {
   renderDebounceMs: number;
 }
 
+/** Room for the frame header inside the largest frame a client accepts. */
+const MAX_STDOUT_BYTES = MAX_FRAME_BYTES - 64;
+
+/**
+ * The last stdout frame encoded, by chunk and offset. A session's output event reaches all its viewers one after the
+ * other with the same chunk, so the first encodes the frame and the rest send the very same bytes: one allocation and
+ * copy per PTY read instead of one per viewer.
+ */
+let lastStdout: { chunk: Buffer; seq: number; data: Buffer | string } | undefined;
+
+function stdoutFrame(chunk: Buffer, seq: number): Buffer | string {
+  if (lastStdout?.chunk !== chunk || lastStdout.seq !== seq) lastStdout = { chunk, seq, data: encodeServerFrame({ kind: 'stdout', seq, data: chunk }).data };
+  return lastStdout.data;
+}
+
 export const DEFAULT_ATTACH_SETTINGS: AttachSettings = {
   authTimeoutMs: 5000,
   pingIntervalMs: 30_000,
@@ -175,13 +190,18 @@ export class AttachConnection {
     if (this.view !== 'stream') return;
     const end = seq + chunk.length;
     if (end <= this.sentSeq) return; // already sent as part of the join
+    if (seq === this.sentSeq && chunk.length <= MAX_STDOUT_BYTES) {
+      // The usual case: the whole chunk, right after the last one, as the frame every viewer sends.
+      this.sendEncoded(stdoutFrame(chunk, seq), true);
+      this.sentSeq = end;
+      return;
+    }
     this.sendStdout(seq < this.sentSeq ? chunk.subarray(this.sentSeq - seq) : chunk, Math.max(seq, this.sentSeq));
   }
 
   private sendStdout(bytes: Buffer, seq: number): void {
-    const max = MAX_FRAME_BYTES - 64;
-    for (let off = 0; off < bytes.length; off += max) {
-      this.send({ kind: 'stdout', seq: seq + off, data: bytes.subarray(off, off + max) });
+    for (let off = 0; off < bytes.length; off += MAX_STDOUT_BYTES) {
+      this.send({ kind: 'stdout', seq: seq + off, data: bytes.subarray(off, off + MAX_STDOUT_BYTES) });
     }
     this.sentSeq = seq + bytes.length;
   }
@@ -215,11 +235,16 @@ export class AttachConnection {
 
   private send(frame: ServerFrame): void {
     if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return;
+    const { data, binary } = encodeServerFrame(frame);
+    this.sendEncoded(data, binary);
+  }
+
+  private sendEncoded(data: Buffer | string, binary: boolean): void {
+    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return;
     if (this.ws.bufferedAmount > this.settings.maxBufferedBytes) {
       this.close(CloseCode.slowConsumer, `client fell more than ${this.settings.maxBufferedBytes} bytes behind; reattach to resume`);
       return;
     }
-    const { data, binary } = encodeServerFrame(frame);
     this.ws.send(data, { binary });
   }
 
