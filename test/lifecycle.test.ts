@@ -243,3 +243,14 @@ test('bytes written through the API are unchanged (raw escape hatch)', async () 
   assert.equal(await probe.send([{ raw: '\x1b[200~\u00e9\x01' }]), hex(Buffer.from('\x1b[200~\u00e9\x01', 'utf8')));
   await d.client.deleteSession(probe.id);
 });
+
+test('program output that trips an xterm bug (erase above at the bottom-right of a fresh screen) does not take the daemon down', async () => {
+  const s = await d.client.createSession({ command: ['sh', '-c', "printf 'x\\033[24;80H\\033[1J'; echo survived"], cols: 80, rows: 24 });
+  const r = await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });
+  assert.equal(r.matched, true);
+  assert.equal(r.exit_code, 0);
+  // The cursor was left in the last column, so the word wraps: "s" ends one row, "urvived" starts the next.
+  assert.ok(r.screen.lines.join('').includes('survived'), r.screen.lines.join('\n'));
+  assert.equal((await d.client.health()).ok, true);
+  await d.client.deleteSession(s.id);
+});

@@ -87,3 +87,31 @@ test('the private xterm storage the screen text is read from is where it was: ce
   assert.ok(emu.layoutVersion > layout, 'a screen switch reports every row');
   emu.dispose();
 });
+
+test('erase above (ED 1 and DECSED 1) at the bottom-right of a screen that never scrolled erases it, without throwing', async () => {
+  for (const seq of ['\x1b[1J', '\x1b[?1J']) {
+    const { emu } = make();
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      await feed(emu, 'top\r\n\x1b[5;1Hbottom-row');
+      await feed(emu, `\x1b[5;20H${seq}`);
+      await feed(emu, '\x1b[3;1Hstill parsing');
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    assert.deepEqual(uncaught, []);
+    const rows = [0, 1, 2, 3, 4].map((y) => emu.term.buffer.active.getLine(y)!.translateToString(true));
+    assert.deepEqual(rows, ['', '', 'still parsing', '', ''], seq);
+    emu.dispose();
+  }
+});
+
+test('erase above elsewhere is still xterm\'s own: rows above cleared, the cursor row up to and including the cursor', async () => {
+  const { emu } = make();
+  await feed(emu, 'aaaa\r\nbbbb\r\ncccc\x1b[2;3H\x1b[1J');
+  const rows = [0, 1, 2].map((y) => emu.term.buffer.active.getLine(y)!.translateToString(true));
+  assert.deepEqual(rows, ['', '   b', 'cccc']);
+  emu.dispose();
+});

@@ -50,7 +50,11 @@ interface XTermPrivate {
     buffer: XtermBuffer;
     buffers: { normal: XtermBuffer };
     /** Fires at the end of every parse with the rows it touched (viewport rows), the same signal xterm's renderer repaints on. */
-    _inputHandler: { onRequestRefreshRows(listener: (range: RefreshRange) => void): { dispose(): void } };
+    _inputHandler: {
+      onRequestRefreshRows(listener: (range: RefreshRange) => void): { dispose(): void };
+      /** ED / DECSED: `params.params[0]` is Ps; `selective` respects protected cells. */
+      eraseInDisplay(params: { params: number[] }, selective: boolean): boolean;
+    };
   };
 }
 
@@ -109,6 +113,23 @@ export class Emulator {
     this.core = (this.term as unknown as XTermPrivate)._core;
     this.rowVersions = new Uint32Array(opts.rows);
     this.core._inputHandler.onRequestRefreshRows((range) => this.rowsChanged(range));
+    // Handlers registered here run before xterm's own and fall through to them by returning false.
+    this.term.parser.registerCsiHandler({ final: 'J' }, (params) => this.eraseAboveGuard(params, false));
+    this.term.parser.registerCsiHandler({ prefix: '?', final: 'J' }, (params) => this.eraseAboveGuard(params, true));
+  }
+
+  /**
+   * Program output must never crash the daemon. xterm 6.0.0's "erase above" (ED 1) with the cursor in the last column
+   * clears the wrap flag of the line below the cursor, indexing the buffer without its scrollback offset: on the last
+   * row of a buffer that has never scrolled that line does not exist, and the parser throws (a bare
+   * `printf '\e[24;80H\e[1J'` in a fresh 80x24 session did it). In exactly that case, erasing from the top to the
+   * cursor inclusive is erasing the whole screen, which xterm's ED 2 does safely.
+   */
+  private eraseAboveGuard(params: readonly (number | number[])[], selective: boolean): boolean {
+    if (params[0] !== 1) return false;
+    const buf = this.core.buffer;
+    if (buf.x + 1 < this.term.cols || buf.lines.get(buf.y + 1) !== undefined) return false;
+    return this.core._inputHandler.eraseInDisplay({ params: [2] }, selective);
   }
 
   private rowsChanged(range: RefreshRange): void {
