@@ -298,33 +298,38 @@ test('a slow client is disconnected while another keeps receiving at full speed'
   // Its own daemon with the default 30 s ping, so the stuck client is dropped for its backlog, not for missed pongs.
   const d = await startTestDaemon();
   const s = await d.client.createSession({ command: ['sh', '-c', 'sleep 0.3; exec cat /dev/zero | tr "\\0" "z"'], cols: 80, rows: 5 });
+  // Always stop the daemon: a failure part-way would otherwise leave /dev/zero streaming into an undrained reader.
   const slow = await stuckClient(d, `/v1/sessions/${s.id}/attach`);
   const fast = attachTo(d, s.id, { bearer: d.token });
-  await nextMatching(fast, 'hello');
-  const before = (await d.client.getSession(s.id)).clients;
-  assert.deepEqual(before, { viewers: 2, drivers: 0 });
-  let received = 0;
-  for (;;) {
-    const ev = await nextMatching(fast, 'stdout', 20000);
-    received += ev.data.length;
-    if ((await d.client.getSession(s.id)).clients.viewers === 1) break;
-    assert.ok(received < 512 * 1024 * 1024, 'the slow client was never dropped');
+  try {
+    await nextMatching(fast, 'hello');
+    const before = (await d.client.getSession(s.id)).clients;
+    assert.deepEqual(before, { viewers: 2, drivers: 0 });
+    let received = 0;
+    for (;;) {
+      const ev = await nextMatching(fast, 'stdout', 20000);
+      received += ev.data.length;
+      if ((await d.client.getSession(s.id)).clients.viewers === 1) break;
+      assert.ok(received < 512 * 1024 * 1024, 'the slow client was never dropped');
+    }
+    // The fast client goes on at full speed after the slow one is gone.
+    const after = received;
+    while (received - after < 8 * 1024 * 1024) received += (await nextMatching(fast, 'stdout', 20000)).data.length;
+    slow.resume();
+    const closeFrame = await new Promise<Buffer>((resolve) => {
+      const parts: Buffer[] = [];
+      slow.on('data', (c: Buffer) => parts.push(c));
+      slow.on('close', () => resolve(Buffer.concat(parts)));
+    });
+    // The last frame on the wire is a close frame (opcode 8) carrying 4008.
+    const at = closeFrame.lastIndexOf(Buffer.from([0x88]));
+    assert.ok(at >= 0, 'a close frame was sent');
+    assert.equal(closeFrame.readUInt16BE(at + 2), 4008);
+    assert.ok(process.memoryUsage().rss < 1024 * 1024 * 1024, 'memory stays bounded');
+  } finally {
+    fast.close();
+    slow.destroy();
+    await d.client.deleteSession(s.id, 'KILL').catch(() => {});
+    await d.stop();
   }
-  // The fast client goes on at full speed after the slow one is gone.
-  const after = received;
-  while (received - after < 8 * 1024 * 1024) received += (await nextMatching(fast, 'stdout', 20000)).data.length;
-  slow.resume();
-  const closeFrame = await new Promise<Buffer>((resolve) => {
-    const parts: Buffer[] = [];
-    slow.on('data', (c: Buffer) => parts.push(c));
-    slow.on('close', () => resolve(Buffer.concat(parts)));
-  });
-  // The last frame on the wire is a close frame (opcode 8) carrying 4008.
-  const at = closeFrame.lastIndexOf(Buffer.from([0x88]));
-  assert.ok(at >= 0, 'a close frame was sent');
-  assert.equal(closeFrame.readUInt16BE(at + 2), 4008);
-  assert.ok(process.memoryUsage().rss < 1024 * 1024 * 1024, 'memory stays bounded');
-  fast.close();
-  await d.client.deleteSession(s.id, 'KILL');
-  await d.stop();
 });
