@@ -1,7 +1,6 @@
 /** Long-poll until the screen shows something, output goes quiet, or the process exits. */
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
-import { compileWaitRegex, waitFor } from '../../core/index.js';
 import { SessionIdParams, WaitBody, WaitResultSchema } from '../../protocol/http.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
@@ -21,13 +20,12 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
     async (req, reply) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
       const body = req.body as Static<typeof WaitBody>;
-      const regex = body.regex === undefined ? undefined : unwrap(compileWaitRegex(body.regex));
       // A client that hangs up ends its wait, so abandoned waits hold no timers or listeners.
       const abort = new AbortController();
       const onClose = () => abort.abort();
       reply.raw.once('close', onClose);
       try {
-        return unwrap(await waitFor(session, body, regex, abort.signal));
+        return unwrap(await session.wait(body, abort.signal));
       } finally {
         reply.raw.off('close', onClose);
       }
