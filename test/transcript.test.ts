@@ -278,3 +278,25 @@ test('the output that shows a password prompt is itself kept and streamed; only 
   const { text } = await fullText(d.client, s.id);
   assert.ok(text.includes('before-prompt') && text.includes('Password:'), text);
 });
+
+test('the writer stores output once it pauses, and within three batch intervals when it never pauses', async () => {
+  const dir = fs.mkdtempSync(path.join(d.stateDir, 'defer-'));
+  const store = new Store({ stateDir: dir, batchMs: 200 });
+  const runtime = new Runtime();
+  store.follow(runtime);
+  const stored = (id: string) => (store.db.prepare('SELECT COUNT(*) AS n FROM chunks WHERE session_id = ?').get(id) as { n: number }).n;
+  try {
+    // A line every 20 ms for 10 s: never quiet for the writer's 100 ms, so only the age bound can write it. No flush
+    // is asked for anywhere in this test.
+    const busy = runtime.sessions.create({ command: ['python3', '-c', 'import time\nfor i in range(500):\n    print("tick", i, flush=True); time.sleep(0.02)'] });
+    assert.ok(busy.ok);
+    await until('rows of the never-pausing session', () => stored(busy.value.id) > 0, 4000);
+    assert.equal(busy.value.exited, false, 'stored while the program still prints');
+    const quiet = runtime.sessions.create({ command: ['sh', '-c', 'echo one-line; sleep 30'] });
+    assert.ok(quiet.ok);
+    await until('rows of the session that went quiet', () => stored(quiet.value.id) > 0, 4000);
+  } finally {
+    await runtime.close();
+    await store.close();
+  }
+});

@@ -22,10 +22,14 @@ const POSITIVES: Array<[string, string, string]> = [
   [`aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`, `aws_secret_access_key = ${R}`, 'lower-case assignment'],
   [`git clone https://alice:pa55word@git.example.com/repo`, `git clone https://alice:${R}@git.example.com/repo`, 'URL credentials'],
   [`postgres://app:topsecret@db:5432/x`, `postgres://app:${R}@db:5432/x`, 'any scheme'],
+  [`pip install git+ssh://bob:s3cret@git.example.com/x`, `pip install git+ssh://bob:${R}@git.example.com/x`, 'a scheme with + in it'],
+  [`(svn.ssh://bob:s3cret@h)`, `(svn.ssh://bob:${R}@h)`, 'a scheme with a dot, after punctuation'],
   [`curl -H "Authorization: Bearer abc.def.ghi123"`, `curl -H "Authorization: Bearer ${R}"`, 'bearer header'],
   [`Authorization: Basic dXNlcjpwYXNz`, `Authorization: Basic ${R}`, 'basic header'],
   [`mysql --password hunter2 -u root`, `mysql --password ${R} -u root`, 'flag with a space'],
   [`tool --token=abc123 run`, `tool --token=${R} run`, 'flag with ='],
+  [`--password=hunter2`, `--password=${R}`, 'flag at the very start'],
+  [`cmd\t-pass hunter2`, `cmd\t-pass ${R}`, 'single-dash flag after a tab'],
   [`jwt: ${JWT}`, `jwt: ${R}`, 'JWT'],
   [`slack ${SLACK}`, `slack xoxb-${R}`, 'Slack token keeps its prefix'],
   [`key AKIAIOSFODNN7EXAMPLE here`, `key AKIA${R} here`, 'AWS key id keeps its kind'],
@@ -46,6 +50,8 @@ const NEGATIVES = [
   'PASSWORD_MIN_LENGTH is documented in README',
   'Authorization failed',
   'ghp_short',
+  'a bare ://user:pw@host has no scheme',
+  'please re-pass it on (a dash inside a word is no flag)',
 ];
 
 for (const [input, want, why] of POSITIVES) test(`redacts: ${why}`, async () => assert.equal(await redactText(input), want));
@@ -91,4 +97,17 @@ test('without secrets the stream comes out byte for byte, and byte counts add up
   const last = await r.end();
   assert.equal(out + last.text, text);
   assert.equal(bytes + last.bytes, Buffer.byteLength(text));
+});
+
+test('the trailing partial word is held back, up to 512 characters', async () => {
+  const r = new StreamRedactor();
+  assert.deepEqual(await r.push('echo abc'), { text: 'echo ', bytes: 5 });
+  assert.equal(r.heldChars, 3);
+  assert.deepEqual(await r.push('def\r\n'), { text: 'abcdef\r\n', bytes: 8 });
+  assert.equal(r.heldChars, 0);
+  // A run of 512 is still a word that may continue; one longer is released whole.
+  assert.deepEqual(await r.push('x'.repeat(512)), { text: '', bytes: 0 });
+  const long = await r.push('x');
+  assert.equal(long.text, 'x'.repeat(513));
+  assert.equal(r.heldChars, 0);
 });
