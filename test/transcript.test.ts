@@ -279,7 +279,7 @@ test('the output that shows a password prompt is itself kept and streamed; only 
   assert.ok(text.includes('before-prompt') && text.includes('Password:'), text);
 });
 
-test('the writer stores output once it pauses, and within three batch intervals when it never pauses', async () => {
+test('output is stored once it pauses, within three batch intervals when it never pauses, and whole when it ends', async () => {
   const dir = fs.mkdtempSync(path.join(d.stateDir, 'defer-'));
   const store = new Store({ stateDir: dir, batchMs: 200 });
   const runtime = new Runtime();
@@ -295,6 +295,11 @@ test('the writer stores output once it pauses, and within three batch intervals 
     const quiet = runtime.sessions.create({ command: ['sh', '-c', 'echo one-line; sleep 30'] });
     assert.ok(quiet.ok);
     await until('rows of the session that went quiet', () => stored(quiet.value.id) > 0, 4000);
+    // The last word of a stream that ends is held back by the redactor until the end, which follows the last batch.
+    const ends = runtime.sessions.create({ command: ['printf', 'first words then-the-last-word'] });
+    assert.ok(ends.ok);
+    const text = () => (store.db.prepare('SELECT text FROM chunks WHERE session_id = ? ORDER BY seq').all(ends.value.id) as Array<{ text: string }>).map((r) => r.text).join('');
+    await until('the whole of an ended stream', () => text() === 'first words then-the-last-word', 4000);
   } finally {
     await runtime.close();
     await store.close();

@@ -19,7 +19,10 @@ export interface StoreOptions {
   retentionDays?: number;
   /** false: no transcript is written at all (--no-transcripts); records are still kept. */
   transcripts?: boolean;
-  /** How often the writer commits a batch; a crash loses at most this much output. */
+  /**
+   * How old a batch of a session's output must be before it is handed to the writer, once the output pauses; a crash
+   * loses about this much output, and at most three times this much (see HANDOVER_QUIET_MS).
+   */
   batchMs?: number;
   /** How often old chunks are swept. */
   sweepIntervalMs?: number;
@@ -56,9 +59,19 @@ export const PAGE_MAX_CHUNKS = 500;
 export const PAGE_MAX_BYTES = 512 * 1024;
 /** Output queued for the writer beyond this is not stored (the record says its transcript is incomplete). */
 const MAX_WRITER_BACKLOG_BYTES = 32 * 1024 * 1024;
-/** Output is handed to the writer in batches: one message per session per this interval (or this many bytes). */
-const POST_INTERVAL_MS = 20;
-const POST_MAX_BYTES = 256 * 1024;
+/**
+ * When a session's output is handed to the writer. Redacting and storing is batch work, and while a session prints at
+ * full speed the event loop (which turns that output into the screen) and the program producing it need the CPU
+ * more: on two cores, a writer pass in the middle of a 16 MiB burst took 100-200 ms of CPU from the core `cat` and
+ * the kernel's tty worker need, and even copying the batch for the writer is measurable on the event loop. So a
+ * batch only collects references to the output chunks until it is `batchMs` old and the output has paused for
+ * `HANDOVER_QUIET_MS`; then it is copied once and handed over. Output that never pauses is handed over when its batch
+ * is `MAX_DEFER_BATCHES` times `batchMs` old, and a batch of `HANDOVER_MAX_BYTES` at once. A flush hands everything
+ * over first.
+ */
+const HANDOVER_QUIET_MS = 100;
+const MAX_DEFER_BATCHES = 3;
+const HANDOVER_MAX_BYTES = 16 * 1024 * 1024;
 /** On shutdown the writer gets this long to finish its backlog; what is left then is lost, as in a crash. */
 const CLOSE_FLUSH_MS = 3000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -102,6 +115,9 @@ export class Store {
   private readonly retentionDays: number;
   private readonly transcripts: boolean;
   private backlog = 0;
+  private readonly batchMs: number;
+  /** Each followed session's "hand the batch over now". */
+  private readonly handovers = new Set<() => void>();
   private flushId = 0;
   private readonly flushWaiters = new Map<number, () => void>();
   private readonly sweepTimer: NodeJS.Timeout;
@@ -124,7 +140,8 @@ export class Store {
     this.db.prepare("UPDATE sessions SET ended_at = ?, exit_reason = 'crashed' WHERE ended_at IS NULL").run(this.now());
     const here = fileURLToPath(import.meta.url);
     const entry = path.join(path.dirname(here), `writer${path.extname(here)}`);
-    const workerData = { dbPath: file, batchMs: opts.batchMs ?? 1000 };
+    this.batchMs = opts.batchMs ?? 1000;
+    const workerData = { dbPath: file };
     // Running from TypeScript sources (the test suite, under tsx), the worker registers the same loader first.
     this.worker = entry.endsWith('.ts')
       ? new Worker(`import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(pathToFileURL(entry).href)}); })`, { eval: true, workerData })
@@ -155,20 +172,28 @@ export class Store {
     this.db
       .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(s.id, JSON.stringify(s.spec.command), s.spec.cwd, JSON.stringify(s.spec.labels), s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
-    // Chunks are gathered and handed over in batches: a message per PTY read would cost the event loop more than
-    // the copy itself. A batch holds references to the chunks (each PTY read is a buffer of its own that nobody
-    // changes) and is copied exactly once, into a buffer of exactly its size that the message then transfers to the
-    // writer instead of copying it again. Growing one buffer by doubling instead cost ~30 ms of the event loop per
-    // 16 MiB at full output speed (allocation, page faults and copies of every byte twice over).
+    // A batch holds references to the chunks (each PTY read is a buffer of its own that nobody changes) and is copied
+    // exactly once, at handover, into a buffer of exactly its size that the message transfers to the writer instead
+    // of copying it again. See HANDOVER_QUIET_MS for when that happens.
     let parts: Buffer[] = [];
     let batchSeq = 0;
     let batchAt = 0;
     let batchBytes = 0;
+    let firstMs = 0;
+    let lastMs = 0;
     let timer: NodeJS.Timeout | undefined;
+    /** The process exited with a batch still collecting: the stream's end follows that batch. */
+    let endAfterBatch = false;
     const send = () => {
       if (timer) clearTimeout(timer);
       timer = undefined;
-      if (batchBytes === 0) return;
+      if (batchBytes > 0) handOver();
+      if (endAfterBatch) {
+        endAfterBatch = false;
+        this.post({ t: 'end', sid: s.id });
+      }
+    };
+    const handOver = () => {
       // Not Buffer.concat: that may hand out a slice of Node's shared pool, which cannot be transferred.
       const data = new Uint8Array(new ArrayBuffer(batchBytes));
       let off = 0;
@@ -180,8 +205,24 @@ export class Store {
       parts = [];
       batchBytes = 0;
     };
+    /** Milliseconds until the batch is due, 0 when it is due now. */
+    const dueIn = (now: number): number => {
+      const age = now - firstMs;
+      const quiet = now - lastMs;
+      const latest = MAX_DEFER_BATCHES * this.batchMs;
+      if (age >= latest || (age >= this.batchMs && quiet >= HANDOVER_QUIET_MS)) return 0;
+      return Math.min(latest - age, Math.max(this.batchMs - age, HANDOVER_QUIET_MS - quiet));
+    };
+    const check = () => {
+      timer = undefined;
+      if (batchBytes === 0) return;
+      const wait = dueIn(Date.now());
+      if (wait > 0) timer = setTimeout(check, wait);
+      else send();
+    };
     if (writes) {
       let complete = true;
+      this.handovers.add(send);
       s.events.on('output', (chunk, seq) => {
         if (this.backlog + chunk.length > MAX_WRITER_BACKLOG_BYTES) {
           if (complete) this.db.prepare('UPDATE sessions SET transcript_complete = 0 WHERE id = ?').run(s.id);
@@ -189,27 +230,34 @@ export class Store {
           return;
         }
         if (batchBytes > 0 && seq !== batchSeq + batchBytes) send(); // not contiguous: never merge across a hole
+        const now = Date.now();
         if (batchBytes === 0) {
           batchSeq = seq;
           batchAt = this.now();
+          firstMs = now;
         }
+        lastMs = now;
         parts.push(chunk);
         batchBytes += chunk.length;
         this.backlog += chunk.length;
-        if (batchBytes >= POST_MAX_BYTES) send();
-        else timer ??= setTimeout(send, POST_INTERVAL_MS);
+        if (batchBytes >= HANDOVER_MAX_BYTES) send();
+        else timer ??= setTimeout(check, dueIn(now));
       });
       // A secret window leaves a hole: what was held back before it is released now.
       s.events.on('secretStarted', () => {
         send();
         this.post({ t: 'end', sid: s.id });
       });
-      s.events.on('disposed', send);
+      s.events.on('disposed', () => {
+        send();
+        this.handovers.delete(send);
+      });
     }
     s.events.on('exit', (exit, reason) => {
+      // Not handed over at once: the exit usually ends a burst, and the report of it should not wait for a copy.
       if (writes) {
-        send();
-        this.post({ t: 'end', sid: s.id });
+        endAfterBatch = true;
+        if (batchBytes === 0) send();
       }
       this.db
         .prepare('UPDATE sessions SET ended_at = ?, exit_code = ?, exit_signal = ?, exit_reason = ?, last_seq = ? WHERE id = ?')
@@ -223,6 +271,7 @@ export class Store {
 
   /** Resolves once everything sent so far is on disk. */
   flush(): Promise<void> {
+    for (const handover of this.handovers) handover();
     const id = ++this.flushId;
     return new Promise((resolve) => {
       this.flushWaiters.set(id, resolve);

@@ -1,9 +1,9 @@
 /**
  * The transcript writer, in a worker thread so redaction and disk writes never run on the daemon's event loop.
  * It receives each session's output chunks (with their stream offsets), decodes them, passes them through the
- * session's StreamRedactor, and writes the results in batches, idempotently on (session, seq). A crash loses at most
- * the output of the last few batch intervals (see "When a batch is written"), plus the partial word a redactor is
- * holding back.
+ * session's StreamRedactor, and writes the results in batches, idempotently on (session, seq). What a crash loses is
+ * decided by when the daemon hands output over (see HANDOVER_QUIET_MS in Store.ts), plus the partial word a redactor
+ * is holding back.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,15 +35,15 @@ interface Stream {
   ending: boolean;
 }
 
-const { dbPath, batchMs } = workerData as { dbPath: string; batchMs: number };
+const { dbPath } = workerData as { dbPath: string };
 
 /**
  * This thread yields the CPU to the daemon's own: redaction is batch work behind a bounded backlog, while the event
  * loop holds every session's screen and input path. Streaming at full speed, the writer needs about a core of its
  * own; on a two-core machine it took 10-20% of the daemon thread's CPU away (plain stream to the last byte, median of
  * 12 runs each: 25.9 MB/s at normal priority, 31.8 at niceness 10, 28.9 with transcripts off, all on a noisy
- * machine). When the machine is idle it changes nothing. Niceness is per thread on Linux (setpriority on the thread
- * id), and raising it needs no privileges.
+ * machine; later comparisons could not tell the niceness apart from noise). When the machine is idle it changes
+ * nothing. Niceness is per thread on Linux (setpriority on the thread id), and raising it needs no privileges.
  */
 const WRITER_NICENESS = 10;
 try {
@@ -113,8 +113,6 @@ async function pass(): Promise<void> {
   try {
     while (inbox.length > 0) {
       const msgs = inbox.splice(0);
-      firstAt = 0;
-      inboxBytes = 0;
       const rows: Array<Row> = [];
       const flushed: number[] = [];
       let consumed = 0;
@@ -156,55 +154,14 @@ async function pass(): Promise<void> {
   }
 }
 
-/**
- * When a batch is written. Redacting and storing is batch work, and while a session prints at full speed the daemon's
- * event loop (which turns that output into the screen) and the program producing it need the CPU more: on two cores,
- * a pass in the middle of a 16 MiB burst took ~15% off the screen's throughput even at niceness 10. So a batch waits
- * for a pause in the output once it is `batchMs` old, and is written regardless when it is `MAX_DEFER_BATCHES` times
- * that old (a program that never pauses) or when the inbox holds `HIGH_WATER_BYTES` (half the daemon's backlog bound,
- * so a long burst still leaves room). Flushes and purges are handled at once.
- */
-const QUIET_MS = 100;
-const MAX_DEFER_BATCHES = 3;
-const HIGH_WATER_BYTES = 16 * 1024 * 1024;
-let firstAt = 0;
-let lastAt = 0;
-let inboxBytes = 0;
-let timer: NodeJS.Timeout | undefined;
-
-/** How long until the inbox is due, 0 when it is due now. */
-function dueIn(now: number): number {
-  if (inboxBytes >= HIGH_WATER_BYTES) return 0;
-  const age = now - firstAt;
-  const quiet = now - lastAt;
-  if (age >= MAX_DEFER_BATCHES * batchMs) return 0;
-  if (age >= batchMs && quiet >= QUIET_MS) return 0;
-  return Math.min(MAX_DEFER_BATCHES * batchMs - age, Math.max(batchMs - age, QUIET_MS - quiet));
-}
-
-function check(): void {
-  timer = undefined;
-  if (inbox.length === 0) return;
-  const wait = dueIn(Date.now());
-  if (wait > 0) timer = setTimeout(check, wait);
-  else void pass();
-}
-
+/** Messages are handled as they come (the daemon decides when to hand output over); a burst of them in one pass. */
+let scheduled = false;
 parentPort!.on('message', (m: WriterMessage) => {
   inbox.push(m);
-  if (m.t === 'flush' || m.t === 'purge') {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(() => {
+    scheduled = false;
     void pass();
-    return;
-  }
-  const now = Date.now();
-  if (firstAt === 0) firstAt = now;
-  lastAt = now;
-  if (m.t === 'chunk') inboxBytes += m.data.byteLength;
-  if (inboxBytes >= HIGH_WATER_BYTES) {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    void pass();
-  } else timer ??= setTimeout(check, dueIn(now));
+  });
 });
