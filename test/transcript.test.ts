@@ -300,6 +300,19 @@ test('output is stored once it pauses, within three batch intervals when it neve
     assert.ok(ends.ok);
     const text = () => (store.db.prepare('SELECT text FROM chunks WHERE session_id = ? ORDER BY seq').all(ends.value.id) as Array<{ text: string }>).map((r) => r.text).join('');
     await until('the whole of an ended stream', () => text() === 'first words then-the-last-word', 4000);
+    // A batch larger than a handover piece (1 MiB) arrives in pieces that join up exactly: contiguous rows, no holes.
+    const big = runtime.sessions.create({ command: ['sh', '-c', 'yes abcdefghi | head -c 2500000'] });
+    assert.ok(big.ok);
+    await new Promise((r) => big.value.events.on('exit', r));
+    await store.flush();
+    const rows = store.db.prepare('SELECT seq, bytes FROM chunks WHERE session_id = ? ORDER BY seq').all(big.value.id) as Array<{ seq: number; bytes: number }>;
+    let next = 0;
+    for (const r of rows) {
+      assert.equal(r.seq, next, 'rows are contiguous');
+      next += r.bytes;
+    }
+    assert.equal(next, big.value.seq, 'every output byte is stored');
+    assert.equal(big.value.seq, 2_500_000 + 250_000, 'onlcr added a CR per line');
   } finally {
     await runtime.close();
     await store.close();

@@ -66,12 +66,15 @@ const MAX_WRITER_BACKLOG_BYTES = 32 * 1024 * 1024;
  * the kernel's tty worker need, and even copying the batch for the writer is measurable on the event loop. So a
  * batch only collects references to the output chunks until it is `batchMs` old and the output has paused for
  * `HANDOVER_QUIET_MS`; then it is copied once and handed over. Output that never pauses is handed over when its batch
- * is `MAX_DEFER_BATCHES` times `batchMs` old, and a batch of `HANDOVER_MAX_BYTES` at once. A flush hands everything
- * over first.
+ * is `MAX_DEFER_BATCHES` times `batchMs` old. When the batches of all sessions together reach `HANDOVER_PRESSURE_BYTES`
+ * (three quarters of the backlog bound), all are handed over at once, so the writer can start on a burst too long to
+ * wait for. A flush hands everything over first.
  */
 const HANDOVER_QUIET_MS = 100;
 const MAX_DEFER_BATCHES = 3;
-const HANDOVER_MAX_BYTES = 16 * 1024 * 1024;
+const HANDOVER_PRESSURE_BYTES = (MAX_WRITER_BACKLOG_BYTES / 4) * 3;
+/** A handover is copied into messages of at most this size: no single large allocation and copy. */
+const HANDOVER_PIECE_BYTES = 1024 * 1024;
 /** On shutdown the writer gets this long to finish its backlog; what is left then is lost, as in a crash. */
 const CLOSE_FLUSH_MS = 3000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -115,6 +118,8 @@ export class Store {
   private readonly retentionDays: number;
   private readonly transcripts: boolean;
   private backlog = 0;
+  /** Bytes collected in batches, not yet handed over (part of the backlog). */
+  private collected = 0;
   private readonly batchMs: number;
   /** Each followed session's "hand the batch over now". */
   private readonly handovers = new Set<() => void>();
@@ -194,14 +199,23 @@ export class Store {
       }
     };
     const handOver = () => {
-      // Not Buffer.concat: that may hand out a slice of Node's shared pool, which cannot be transferred.
-      const data = new Uint8Array(new ArrayBuffer(batchBytes));
-      let off = 0;
-      for (const p of parts) {
-        data.set(p, off);
-        off += p.length;
+      let seq = batchSeq;
+      let i = 0;
+      while (i < parts.length) {
+        let size = 0;
+        let j = i;
+        while (j < parts.length && (j === i || size + parts[j]!.length <= HANDOVER_PIECE_BYTES)) size += parts[j++]!.length;
+        // Not Buffer.concat: that may hand out a slice of Node's shared pool, which cannot be transferred.
+        const data = new Uint8Array(new ArrayBuffer(size));
+        let off = 0;
+        for (; i < j; i++) {
+          data.set(parts[i]!, off);
+          off += parts[i]!.length;
+        }
+        this.post({ t: 'chunk', sid: s.id, seq, at: batchAt, data, raw: policy === 'raw' }, [data.buffer]);
+        seq += size;
       }
-      this.post({ t: 'chunk', sid: s.id, seq: batchSeq, at: batchAt, data, raw: policy === 'raw' }, [data.buffer]);
+      this.collected -= batchBytes;
       parts = [];
       batchBytes = 0;
     };
@@ -240,7 +254,8 @@ export class Store {
         parts.push(chunk);
         batchBytes += chunk.length;
         this.backlog += chunk.length;
-        if (batchBytes >= HANDOVER_MAX_BYTES) send();
+        this.collected += chunk.length;
+        if (this.collected >= HANDOVER_PRESSURE_BYTES) for (const handover of this.handovers) handover();
         else timer ??= setTimeout(check, dueIn(now));
       });
       // A secret window leaves a hole: what was held back before it is released now.
