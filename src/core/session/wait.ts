@@ -116,7 +116,9 @@ export function waitFor(session: Session, cond: WaitCondition, regex?: RegExp, s
 
     const timeout = setTimeout(() => finish(false, 'timeout'), cond.timeout_ms);
     cleanups.push(() => clearTimeout(timeout));
-    cleanups.push(session.events.on('parsed', queueCheck));
+    // Only screen conditions need a look after each parsed chunk; a wait for the exit or for quiet sleeps through a
+    // stream instead of queueing a check per PTY read.
+    if (cond.text !== undefined || regex || cond.stable_ms !== undefined) cleanups.push(session.events.on('parsed', queueCheck));
     cleanups.push(session.events.on('exit', queueCheck));
     cleanups.push(session.events.on('secretStarted', () => finish(false, 'timeout')));
     if (signal) {
