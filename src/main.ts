@@ -30,6 +30,8 @@ export interface DaemonOptions {
   /** Attach socket timings and bounds (tests shorten them). */
   attach?: ServerOptions['attach'];
   maxSessions?: number;
+  /** Caps on attach sockets, event streams and waits open at once (see CONNECTION_LIMITS in server/app.ts). */
+  connections?: ServerOptions['connections'];
   /** Agents need a lease for every input (`--require-leases`); default: an implicit shared lease per request. */
   requireLeases?: boolean;
   /** Open secret-input windows on password prompts (default true; `--no-secret-detect`). */
@@ -132,6 +134,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     allowedHosts,
     allowedOrigins: opts.allowedOrigins,
     attach: opts.attach,
+    connections: opts.connections,
     logger: opts.logger,
     uiLogins,
   });

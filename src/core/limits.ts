@@ -9,6 +9,8 @@ export const Limits = {
   inputQueueBytes: 1024 * 1024,
   /** Sessions one runtime will hold at once, live or exited-but-not-deleted. Configurable per runtime. */
   maxSessions: 64,
+  /** Leases held on one session at once (each shared lease counts); past this, 409 lease_limit. */
+  maxLeasesPerSession: 64,
   /** Time between the polite signal of a kill and SIGKILL to the process group. */
   killEscalationMs: 3000,
   /**

@@ -21,7 +21,19 @@ export class RuntimeBackend implements Backend {
     private readonly onClose: () => Promise<void> = async () => {},
     /** Working directory for sessions created without `cwd`; the runtime's default (HOME) otherwise. */
     private readonly defaultCwd?: string,
+    /** The daemon's cap on waits in progress, which `wait_for` and long polls count against; none when embedded. */
+    private readonly waitSlots?: { take(): Result<() => void> },
   ) {}
+
+  /** Run a wait in one of the daemon's wait slots, if it has them. */
+  private async inWaitSlot<T>(fn: () => Promise<T>): Promise<T> {
+    const release = this.waitSlots ? unwrap(this.waitSlots.take()) : undefined;
+    try {
+      return await fn();
+    } finally {
+      release?.();
+    }
+  }
 
   private session(id: string): Session {
     return unwrap(this.runtime.sessions.get(id));
@@ -49,7 +61,9 @@ export class RuntimeBackend implements Backend {
     return s.screen(false, opts.highlights ?? false);
   }
   async changes(id: string, sinceSeq: number, opts: { highlights?: boolean; waitMs?: number }) {
-    return unwrap(await this.session(id).changesSince(sinceSeq, opts));
+    const s = this.session(id);
+    if (!opts.waitMs) return unwrap(await s.changesSince(sinceSeq, opts));
+    return this.inWaitSlot(async () => unwrap(await s.changesSince(sinceSeq, opts)));
   }
   async scrollback(id: string, lines: number) {
     const s = this.session(id);
@@ -57,7 +71,8 @@ export class RuntimeBackend implements Backend {
     return s.scrollback(lines);
   }
   async wait(id: string, cond: WaitRequest) {
-    return unwrap(await this.session(id).wait(cond));
+    const s = this.session(id);
+    return this.inWaitSlot(async () => unwrap(await s.wait(cond)));
   }
   async mouse(id: string, event: MouseInput, leaseId?: string) {
     const s = this.session(id);

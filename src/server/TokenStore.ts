@@ -34,6 +34,9 @@ export interface TokenInfo {
   created_at: string | null;
 }
 
+/** Named tokens a daemon keeps at most (besides its own). */
+export const MAX_NAMED_TOKENS = 1000;
+
 const sha256 = (secret: string) => crypto.createHash('sha256').update(secret, 'utf8').digest();
 const hash = (secret: string) => sha256(secret).toString('hex');
 
@@ -44,7 +47,12 @@ export class TokenStore {
   /** Hashed once: every request's secret is hashed and compared with it in constant time. */
   private readonly adminDigest: Buffer;
 
-  constructor(adminToken: string, stateDir?: string) {
+  constructor(
+    adminToken: string,
+    stateDir?: string,
+    /** Named tokens kept at most (each is a line in tokens.json and a lookup entry). */
+    private readonly maxTokens = MAX_NAMED_TOKENS,
+  ) {
     this.adminDigest = sha256(adminToken);
     this.file = stateDir ? path.join(stateDir, 'tokens.json') : undefined;
     for (const t of this.load()) this.byHash.set(t.sha256, t);
@@ -72,6 +80,9 @@ export class TokenStore {
     if (!NAME.test(name)) return fail(new TermError('invalid_request', 'a token name is 1-64 letters, digits, dots, dashes or underscores'));
     if (name === ADMIN_TOKEN_NAME || [...this.byHash.values()].some((t) => t.name === name)) {
       return fail(new TermError('token_exists', `a token named "${name}" already exists; revoke it first or pick another name`));
+    }
+    if (this.byHash.size >= this.maxTokens) {
+      return fail(new TermError('token_limit', `there are ${this.byHash.size} named tokens, the limit; revoke one first`, { max: this.maxTokens }));
     }
     const token = `th_${crypto.randomBytes(32).toString('base64url')}`;
     const stored: StoredToken = { name, role, sha256: hash(token), created_at: new Date().toISOString() };

@@ -15,7 +15,7 @@ import { makeAuthHook, normalizeOrigin, roleHook } from './auth.js';
 import { errorHandler, sendError } from './errors.js';
 import { Revocations } from './Revocations.js';
 import { attachRoutes } from './routes/attach.js';
-import { errors } from './routes/common.js';
+import { errors, type ConnectionSlots } from './routes/common.js';
 import { controlRoutes } from './routes/control.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
@@ -33,6 +33,7 @@ import { uiRoutes } from './routes/ui.js';
 import { uiCookieOf, uiLoginRoutes } from './routes/uiLogin.js';
 import { UiLogins } from './UiLogins.js';
 import { withRedaction } from './logRedaction.js';
+import { Slots } from './Slots.js';
 
 /** Request bodies past this size are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -53,11 +54,25 @@ export interface ServerOptions {
   logger?: boolean | Record<string, unknown>;
   /** Browser sign-ins for the UI; in memory only when absent. */
   uiLogins?: UiLogins;
+  /** Caps on long-lived requests open at once (defaults: CONNECTION_LIMITS). */
+  connections?: Partial<typeof CONNECTION_LIMITS>;
 }
+
+/** Long-lived requests open at once, per daemon; past a cap, 503 connection_limit. */
+export const CONNECTION_LIMITS = {
+  /** Attach sockets, each with up to 4 MiB of queued output. */
+  attachSockets: 256,
+  /** Event streams, each with up to 1 MiB of unsent events. */
+  eventStreams: 64,
+  /** Waits and screen long polls in progress. */
+  waits: 256,
+};
 
 declare module 'fastify' {
   interface FastifyInstance {
     registeredRoutes: ReadonlyArray<{ method: string; url: string }>;
+    /** The caps on long-lived requests, with how many of each are open now. */
+    connectionSlots: ConnectionSlots;
   }
 }
 
@@ -114,7 +129,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
 
   const revocations = new Revocations(opts.tokens);
-  const deps = { manager: opts.runtime.sessions, runtime: opts.runtime, tokens: opts.tokens, store: opts.store, revocations };
+  const caps = { ...CONNECTION_LIMITS, ...opts.connections };
+  const slots = {
+    attach: new Slots('attach_sockets', caps.attachSockets, 'attach sockets'),
+    events: new Slots('event_streams', caps.eventStreams, 'event streams'),
+    waits: new Slots('waits', caps.waits, 'waits and screen long polls'),
+  };
+  app.decorate('connectionSlots', slots);
+  const deps = { manager: opts.runtime.sessions, runtime: opts.runtime, tokens: opts.tokens, store: opts.store, revocations, slots };
   await app.register(healthRoutes);
   await app.register(async (scope) => sessionRoutes(scope, deps));
   await app.register(async (scope) => inputRoutes(scope, deps));

@@ -10,6 +10,7 @@
  */
 import crypto from 'node:crypto';
 import { TermError, fail, ok, type Result } from '../errors.js';
+import { Limits } from '../limits.js';
 import { isHuman, type Actor } from './actor.js';
 
 export type LeaseMode = 'shared' | 'exclusive';
@@ -79,6 +80,9 @@ export class LeaseTable {
     } else {
       const conflict = this.conflictFor(actor, mode);
       if (conflict) return fail(conflict);
+    }
+    if (this.held.size >= Limits.maxLeasesPerSession) {
+      return fail(new TermError('lease_limit', `this session has ${this.held.size} leases, the limit; release one (or let one expire) first`, { max: Limits.maxLeasesPerSession }));
     }
     // Taking a new lease is how an agent acknowledges that it was preempted.
     this.preemptedActors.delete(`${actor.kind}:${actor.name}`);

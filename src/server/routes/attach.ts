@@ -81,7 +81,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
         'since_seq); the server answers hello, a repaint, then output as binary frames. Close codes: 4001 auth, ' +
         '4003 forbidden, 4004 no session, 4008 too slow, 4009 missed pongs.',
       params: SessionIdParams,
-      response: { 101: { description: 'Switching Protocols: the attach socket' }, ...errors(400, 404) },
+      response: { 101: { description: 'Switching Protocols: the attach socket' }, ...errors(400, 404, 503) },
     },
     // Everything that can be refused before the upgrade is refused here, as a plain HTTP error.
     preValidation: async (req, reply) => {
@@ -94,6 +94,12 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       }
       const found = deps.manager.get((req.params as IdParams).id);
       if (!found.ok) return sendError(reply, found.error);
+      // An upgrade holds a slot until its connection closes, however it ends (refused upgrade, auth failure, close).
+      if (req.headers.upgrade?.toLowerCase() === 'websocket') {
+        const slot = deps.slots.attach.take();
+        if (!slot.ok) return sendError(reply, slot.error);
+        req.raw.socket.once('close', slot.value);
+      }
     },
     // A plain GET (no upgrade) gets the standard error shape instead of an empty 404.
     handler: async (_req, reply) =>

@@ -5,6 +5,15 @@ import { STATUS } from '../errors.js';
 import type { Revocations } from '../Revocations.js';
 import type { TokenStore } from '../TokenStore.js';
 import type { Store } from '../../store/Store.js';
+import type { Slots } from '../Slots.js';
+
+/** Caps on long-lived requests, shared by the routes that open them. */
+export interface ConnectionSlots {
+  attach: Slots;
+  events: Slots;
+  /** Pending waits: `POST .../wait`, screen long polls, MCP `wait_for`. */
+  waits: Slots;
+}
 
 export interface RouteDeps {
   manager: SessionManager;
@@ -12,6 +21,7 @@ export interface RouteDeps {
   tokens: TokenStore;
   store: Store;
   revocations: Revocations;
+  slots: ConnectionSlots;
 }
 
 /** Throwing a TermError from a handler reaches the error handler, which gives it the standard shape and status. */

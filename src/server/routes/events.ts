@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { RuntimeEvent } from '../../protocol/events.js';
-import { errors, type RouteDeps } from './common.js';
+import { errors, unwrap, type RouteDeps } from './common.js';
 
 /** Unsent event text per consumer beyond which it is disconnected. */
 export const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -29,7 +29,7 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
       schema: {
         summary: 'Runtime events (Server-Sent Events); resume with Last-Event-ID',
         querystring: EventsQuery,
-        response: { 200: { description: 'text/event-stream; each data line is one JSON event with id, type, session_id, at', type: 'string' }, ...errors(400) },
+        response: { 200: { description: 'text/event-stream; each data line is one JSON event with id, type, session_id, at', type: 'string' }, ...errors(400, 503) },
       },
     },
     async (req, reply) => {
@@ -37,6 +37,7 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
       const header = req.headers['last-event-id'];
       const lastId = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : undefined;
       const bus = deps.runtime.events;
+      const release = unwrap(deps.slots.events.take());
       const res = reply.raw;
       reply.hijack();
       res.writeHead(200, {
@@ -48,7 +49,7 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
 
       let closed = false;
       let sentId = lastId ?? bus.lastId;
-      const cleanups: Array<() => void> = [];
+      const cleanups: Array<() => void> = [release];
       const close = () => {
         if (closed) return;
         closed = true;

@@ -60,7 +60,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: RouteDeps & { allowe
         req.log.info({ evicted: oldest[0] }, 'mcp.session_evicted');
         end(oldest[0]);
       }
-      const mcp = createMcpServer(new RuntimeBackend(deps.runtime, actorOf(req)));
+      const mcp = createMcpServer(new RuntimeBackend(deps.runtime, actorOf(req), undefined, undefined, deps.slots.waits));
       const fresh: McpSession = {
         transport: new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),

@@ -37,7 +37,7 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
         querystring: ScreenQuery,
         // ScreenChanges first: the serializer uses the first schema an answer fits, and a full-screen ScreenChanges
         // would also fit Screen (losing since_seq, changed and full).
-        response: { 200: Type.Union([ScreenChangesSchema, ScreenSchema]), ...errors(400, 404, 423) },
+        response: { 200: Type.Union([ScreenChangesSchema, ScreenSchema]), ...errors(400, 404, 423, 503) },
       },
     },
     async (req, reply) => {
@@ -51,6 +51,8 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
         const screen = await session.screen(q.format === 'raw', q.highlights ?? false);
         return q.format === 'styled' ? withStyledRows(screen, session.emulator) : screen;
       }
+      // A long poll holds one of the daemon's wait slots for as long as it waits.
+      const release = q.wait_ms ? unwrap(deps.slots.waits.take()) : () => {};
       // A client that hangs up ends its long poll, so abandoned polls hold no timers or listeners.
       const abort = new AbortController();
       const onClose = () => abort.abort();
@@ -59,6 +61,7 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
         return unwrap(await changesSince(session, q.since_seq, { waitMs: q.wait_ms, highlights: q.highlights, signal: abort.signal }));
       } finally {
         reply.raw.off('close', onClose);
+        release();
       }
     },
   );

@@ -14,12 +14,13 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
         summary: 'Wait (at most 60 s) for text, a regex, quiet output or exit; returns the screen either way',
         params: SessionIdParams,
         body: WaitBody,
-        response: { 200: WaitResultSchema, ...errors(400, 404, 413, 423) },
+        response: { 200: WaitResultSchema, ...errors(400, 404, 413, 423, 503) },
       },
     },
     async (req, reply) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
       const body = req.body as Static<typeof WaitBody>;
+      const release = unwrap(deps.slots.waits.take());
       // A client that hangs up ends its wait, so abandoned waits hold no timers or listeners.
       const abort = new AbortController();
       const onClose = () => abort.abort();
@@ -28,6 +29,7 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
         return unwrap(await session.wait(body, abort.signal));
       } finally {
         reply.raw.off('close', onClose);
+        release();
       }
     },
   );
