@@ -128,6 +128,8 @@ async function pass(): Promise<void> {
             s.pos = m.seq;
           }
           s.pending += s.decoder.write(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
+          // Decoded (the decoder keeps its own copy of a split character): the daemon may fill the page again.
+          parentPort!.postMessage({ t: 'page', page: new Uint8Array(m.data.buffer) }, [m.data.buffer as ArrayBuffer]);
           if (!s.pendingAt) s.pendingAt = m.at;
           s.expected = m.seq + m.data.byteLength;
         } else if (m.t === 'end') {
