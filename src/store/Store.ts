@@ -63,9 +63,8 @@ const MAX_WRITER_BACKLOG_BYTES = 32 * 1024 * 1024;
  * When a session's output is handed to the writer. Redacting and storing is batch work, and while a session prints at
  * full speed the event loop (which turns that output into the screen) and the program producing it need the CPU
  * more: on two cores, a writer pass in the middle of a 16 MiB burst took 100-200 ms of CPU from the core `cat` and
- * the kernel's tty worker need, and even copying the batch for the writer is measurable on the event loop. So a
- * batch only collects references to the output chunks until it is `batchMs` old and the output has paused for
- * `HANDOVER_QUIET_MS`; then it is copied once and handed over. Output that never pauses is handed over when its batch
+ * the kernel's tty worker need. So a batch is collected (in pages, see `track`) until it is `batchMs` old and the
+ * output has paused for `HANDOVER_QUIET_MS`, and only then handed over. Output that never pauses is handed over when its batch
  * is `MAX_DEFER_BATCHES` times `batchMs` old. When the batches of all sessions together reach `HANDOVER_PRESSURE_BYTES`
  * (three quarters of the backlog bound), all are handed over at once, so the writer can start on a burst too long to
  * wait for. A flush hands everything over first.
@@ -75,7 +74,7 @@ const MAX_DEFER_BATCHES = 3;
 const HANDOVER_PRESSURE_BYTES = (MAX_WRITER_BACKLOG_BYTES / 4) * 3;
 /** Batches are collected in pages of this size, each handed over as one message and returned for reuse. */
 const PAGE_BYTES = 256 * 1024;
-/** Returned pages kept for reuse, all sessions together (what a burst of this size needs, resident). */
+/** Returned pages kept for reuse, all sessions together: 4 MiB that stay resident once a burst has used them. */
 const FREE_PAGES_MAX = 16;
 /** On shutdown the writer gets this long to finish its backlog; what is left then is lost, as in a crash. */
 const CLOSE_FLUSH_MS = 3000;
