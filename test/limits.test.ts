@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
-import { TermhostError } from '../src/client/TermhostClient.js';
+import { TermhostClient, TermhostError } from '../src/client/TermhostClient.js';
 import { Limits } from '../src/core/index.js';
 import { TokenStore } from '../src/server/TokenStore.js';
 import { assertNoLeaks, attachTo, nextMatching, rawRequest, sse, startTestDaemon, until, type TestDaemon } from './helpers.js';
@@ -108,15 +108,23 @@ test('waits and long polls share one cap; a wait that ends or is abandoned frees
   await d.client.deleteSession(s.id, 'KILL');
 });
 
-test('leases: at most Limits.maxLeasesPerSession per session, 409 lease_limit past it', async () => {
+test('leases: at most Limits.maxLeasesPerSession per session, 409 lease_limit past it; a person still gets one', async () => {
   const s = await d.client.createSession({ command: ['cat'] });
+  const agent = new TermhostClient({ address: d.address, token: (await d.client.createToken('lease-filler', 'agent')).token });
   const held = [];
-  for (let i = 0; i < Limits.maxLeasesPerSession; i++) held.push(await d.client.acquireLease(s.id, 'shared', 60_000));
-  await assert.rejects(d.client.acquireLease(s.id, 'shared', 60_000), (e: TermhostError) => e.status === 409 && e.code === 'lease_limit' && e.retryable === false);
+  for (let i = 0; i < Limits.maxLeasesPerSession; i++) held.push(await agent.acquireLease(s.id, 'shared', 60_000));
+  await assert.rejects(agent.acquireLease(s.id, 'shared', 60_000), (e: TermhostError) => e.status === 409 && e.code === 'lease_limit' && e.retryable === false);
   // Renewing one that is held is not a new lease.
-  await d.client.acquireLease(s.id, 'shared', 60_000, held[0]!.lease_id);
-  await d.client.request('DELETE', `/v1/sessions/${s.id}/leases/${held[1]!.lease_id}`);
-  await d.client.acquireLease(s.id, 'shared', 60_000);
+  await agent.acquireLease(s.id, 'shared', 60_000, held[1]!.lease_id);
+  await agent.request('DELETE', `/v1/sessions/${s.id}/leases/${held[2]!.lease_id}`);
+  await agent.acquireLease(s.id, 'shared', 60_000);
+  // A person asking takes the room of the agent lease held longest.
+  const mine = await d.client.acquireLease(s.id, 'shared', 60_000);
+  const leases = (await d.client.request<{ leases: Array<{ lease_id: string }> }>('GET', `/v1/sessions/${s.id}/leases`)).leases.map((l) => l.lease_id);
+  assert.equal(leases.length, Limits.maxLeasesPerSession);
+  assert.ok(leases.includes(mine.lease_id));
+  assert.ok(!leases.includes(held[0]!.lease_id), 'the oldest agent lease made room');
+  agent.close();
   await d.client.deleteSession(s.id, 'KILL');
 });
 

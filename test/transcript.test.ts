@@ -300,7 +300,20 @@ test('output is stored once it pauses, within three batch intervals when it neve
     assert.ok(ends.ok);
     const text = () => (store.db.prepare('SELECT text FROM chunks WHERE session_id = ? ORDER BY seq').all(ends.value.id) as Array<{ text: string }>).map((r) => r.text).join('');
     await until('the whole of an ended stream', () => text() === 'first words then-the-last-word', 4000);
-    // A batch larger than a handover piece (1 MiB) arrives in pieces that join up exactly: contiguous rows, no holes.
+    // Batches join up exactly: a secret split across two batches is judged whole, a character split across two
+    // batches or two pages of one batch is decoded whole, and the stored rows are contiguous.
+    const storedText = (id: string) => (store.db.prepare('SELECT text FROM chunks WHERE session_id = ? ORDER BY seq').all(id) as Array<{ text: string }>).map((r) => r.text).join('');
+    const split = runtime.sessions.create({ command: ['sh', '-c', "printf 'export API_TOKEN='; sleep 0.6; printf 'hunter2hunter2 caf\\303'; sleep 0.6; printf '\\251 done'"] });
+    assert.ok(split.ok);
+    await new Promise((r) => split.value.events.on('exit', r));
+    await store.flush();
+    assert.equal(storedText(split.value.id), 'export API_TOKEN=[redacted secret] café done');
+    const paged = runtime.sessions.create({ command: ['python3', '-c', "import sys; sys.stdout.buffer.write(b'a' * 262143 + 'é'.encode() + b' end')"] });
+    assert.ok(paged.ok);
+    await new Promise((r) => paged.value.events.on('exit', r));
+    await store.flush();
+    assert.equal(storedText(paged.value.id), 'a'.repeat(262143) + 'é end');
+    // A batch of several pages arrives as rows that join up exactly: contiguous, no holes.
     const big = runtime.sessions.create({ command: ['sh', '-c', 'yes abcdefghi | head -c 2500000'] });
     assert.ok(big.ok);
     await new Promise((r) => big.value.events.on('exit', r));

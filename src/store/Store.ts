@@ -74,6 +74,8 @@ const MAX_DEFER_BATCHES = 3;
 const HANDOVER_PRESSURE_BYTES = (MAX_WRITER_BACKLOG_BYTES / 4) * 3;
 /** Batches are collected in pages of this size, each handed over as one message and returned for reuse. */
 const PAGE_BYTES = 256 * 1024;
+/** The first page of each batch, which is not reused: a quiet session's batch costs this much at most. */
+const FIRST_PAGE_BYTES = 16 * 1024;
 /** Returned pages kept for reuse, all sessions together: 4 MiB that stay resident once a burst has used them. */
 const FREE_PAGES_MAX = 16;
 /** On shutdown the writer gets this long to finish its backlog; what is left then is lost, as in a crash. */
@@ -211,8 +213,10 @@ export class Store {
       let seq = batchSeq;
       for (const [i, page] of pages.entries()) {
         const data = i === pages.length - 1 ? page.subarray(0, pageUsed) : page;
+        // Counted before the post: a transferred buffer reads as empty.
+        const bytes = data.length;
         this.post({ t: 'chunk', sid: s.id, seq, at: batchAt, data, raw: policy === 'raw' }, [page.buffer as ArrayBuffer]);
-        seq += data.length;
+        seq += bytes;
       }
       this.collected -= batchBytes;
       pages = [];
@@ -222,11 +226,13 @@ export class Store {
     const append = (chunk: Buffer) => {
       let off = 0;
       while (off < chunk.length) {
-        if (pages.length === 0 || pageUsed === PAGE_BYTES) {
-          pages.push(this.freePages.pop() ?? new Uint8Array(new ArrayBuffer(PAGE_BYTES)));
+        if (pages.length === 0 || pageUsed === pages[pages.length - 1]!.length) {
+          // A batch starts small: most batches of an interactive session are a few bytes, and a batch's page is held
+          // (by the writer's queue) until it is decoded, whatever it holds.
+          pages.push(pages.length === 0 ? new Uint8Array(new ArrayBuffer(FIRST_PAGE_BYTES)) : (this.freePages.pop() ?? new Uint8Array(new ArrayBuffer(PAGE_BYTES))));
           pageUsed = 0;
         }
-        const n = Math.min(chunk.length - off, PAGE_BYTES - pageUsed);
+        const n = Math.min(chunk.length - off, pages[pages.length - 1]!.length - pageUsed);
         pages[pages.length - 1]!.set(off === 0 && n === chunk.length ? chunk : chunk.subarray(off, off + n), pageUsed);
         pageUsed += n;
         off += n;
@@ -243,7 +249,7 @@ export class Store {
     const check = () => {
       timer = undefined;
       if (batchBytes === 0) return;
-      const wait = dueIn(Date.now());
+      const wait = dueIn(performance.now());
       if (wait > 0) timer = setTimeout(check, wait);
       else send();
     };
@@ -257,7 +263,7 @@ export class Store {
           return;
         }
         if (batchBytes > 0 && seq !== batchSeq + batchBytes) send(); // not contiguous: never merge across a hole
-        const now = Date.now();
+        const now = performance.now();
         if (batchBytes === 0) {
           batchSeq = seq;
           batchAt = this.now();

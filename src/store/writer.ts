@@ -118,7 +118,9 @@ async function pass(): Promise<void> {
       let consumed = 0;
       for (const m of msgs) {
         if (m.t === 'chunk') {
-          consumed += m.data.byteLength;
+          // Read before the page goes back below: a transferred buffer reads as empty.
+          const bytes = m.data.byteLength;
+          consumed += bytes;
           const s = streamOf(m.sid, m.seq, m.raw);
           if (m.seq !== s.expected) {
             // A hole in the stream (a secret window's bytes were never sent): finish what came before it.
@@ -127,11 +129,11 @@ async function pass(): Promise<void> {
             s.redactor = m.raw ? undefined : new StreamRedactor();
             s.pos = m.seq;
           }
-          s.pending += s.decoder.write(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
+          s.pending += s.decoder.write(Buffer.from(m.data.buffer, m.data.byteOffset, bytes));
+          if (!s.pendingAt) s.pendingAt = m.at;
+          s.expected = m.seq + bytes;
           // Decoded (the decoder keeps its own copy of a split character): the daemon may fill the page again.
           parentPort!.postMessage({ t: 'page', page: new Uint8Array(m.data.buffer) }, [m.data.buffer as ArrayBuffer]);
-          if (!s.pendingAt) s.pendingAt = m.at;
-          s.expected = m.seq + m.data.byteLength;
         } else if (m.t === 'end') {
           const s = streams.get(m.sid);
           if (s) {

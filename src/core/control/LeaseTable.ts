@@ -82,7 +82,10 @@ export class LeaseTable {
       if (conflict) return fail(conflict);
     }
     if (this.held.size >= Limits.maxLeasesPerSession) {
-      return fail(new TermError('lease_limit', `this session has ${this.held.size} leases, the limit; release one (or let one expire) first`, { max: Limits.maxLeasesPerSession }));
+      // A person still gets the keyboard: an agent's lease makes room, the longest held first.
+      const agents = isHuman(actor) ? [...this.held.values()].filter((h) => !isHuman(h.lease.actor)) : [];
+      if (agents.length > 0) this.preempt(agents[0]!, actor);
+      else return fail(new TermError('lease_limit', `this session has ${this.held.size} leases, the limit; release one (or let one expire) first`, { max: Limits.maxLeasesPerSession }));
     }
     // Taking a new lease is how an agent acknowledges that it was preempted.
     this.preemptedActors.delete(`${actor.kind}:${actor.name}`);

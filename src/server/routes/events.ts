@@ -86,6 +86,8 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
       } else write(': connected\n\n');
       replaying = false;
       for (const e of live) send(e);
+      // A consumer too slow for its own replay is already dropped, and its cleanups have run: register nothing more.
+      if (closed) return;
 
       const heartbeat = setInterval(() => write(': heartbeat\n\n'), deps.heartbeatMs);
       cleanups.push(() => clearInterval(heartbeat));
