@@ -288,7 +288,8 @@ export class Store {
       });
     }
     s.events.on('exit', (exit, reason) => {
-      // Not handed over at once: the exit usually ends a burst, and the report of it should not wait for a copy.
+      // The batch still collecting goes on the usual schedule (the writer's pass is not urgent; a flush or the
+      // transcript route hands it over at once), and the stream's end follows it.
       if (writes) {
         endAfterBatch = true;
         if (batchBytes === 0) send();
