@@ -5,7 +5,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { after, before } from 'node:test';
 import { runCli } from '../src/cli/main.js';
+import { TermhostClient } from '../src/client/TermhostClient.js';
+import { assertNoLeaks, startTestDaemon, type TestDaemon } from './helpers.js';
 
 export const CHROMIUM = process.env.TERMHOST_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -93,4 +96,31 @@ export async function waitPaneState(page: Page, state: string, timeout = 10_000)
 /** Click into the terminal so the keyboard goes to it. */
 export async function focusTerminal(page: Page): Promise<void> {
   await page.locator('.term-host').click({ position: { x: 40, y: 20 } });
+}
+
+export interface UiTestbed {
+  d: TestDaemon;
+  browser: Browser;
+  /** An agent ("claude") sharing the sessions with the person in the browser. */
+  agent: TermhostClient;
+}
+
+/**
+ * What every browser test file starts from: a daemon, Chromium and an agent client, started before the file's tests
+ * and stopped (with the leak check) after them. `use` receives them once they are up.
+ */
+export function uiTestbed(use: (bed: UiTestbed) => void): void {
+  let bed: UiTestbed | undefined;
+  before(async () => {
+    const [d, browser] = await Promise.all([startTestDaemon(), launchChromium()]);
+    const agent = new TermhostClient({ address: d.address, token: (await d.client.createToken('claude', 'agent')).token });
+    bed = { d, browser, agent };
+    use(bed);
+  });
+  after(async () => {
+    bed?.agent.close();
+    await bed?.browser.close();
+    await bed?.d.stop();
+    await assertNoLeaks();
+  });
 }

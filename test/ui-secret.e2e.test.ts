@@ -7,26 +7,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { TermhostClient, TermhostError } from '../src/client/TermhostClient.js';
-import { focusTerminal, launchChromium, signIn, terminalText, waitPaneState, waitTerminal } from './browser.js';
-import { assertNoLeaks, startTestDaemon, until, waitText, type TestDaemon } from './helpers.js';
+import { focusTerminal, signIn, terminalText, uiTestbed, waitPaneState, waitTerminal } from './browser.js';
+import { until, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
 let browser: Browser;
 let agent: TermhostClient;
 
-before(async () => {
-  [d, browser] = await Promise.all([startTestDaemon(), launchChromium()]);
-  agent = new TermhostClient({ address: d.address, token: (await d.client.createToken('claude', 'agent')).token });
-});
-after(async () => {
-  agent.close();
-  await browser.close();
-  await d.stop();
-  await assertNoLeaks();
-});
+uiTestbed((bed) => ({ d, browser, agent } = bed));
 
 test('a sudo-style prompt opens a secret window: the person types in the pane, the agent reads 423 throughout, then the result and never the password', async () => {
   const PASSWORD = 'correct-horse-battery';

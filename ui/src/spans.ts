@@ -2,21 +2,12 @@
  * The server's styled spans (GET .../screen?format=styled) as CSS, for the DOM fallback renderer. Pure: the
  * renderer turns these into elements.
  */
+import type { Static } from '@sinclair/typebox';
+import type { SpanSchema } from '../../src/protocol/styled.js';
 import { THEME, paletteColor } from './theme.js';
 
-export interface Span {
-  text: string;
-  fg?: number | string;
-  bg?: number | string;
-  bold?: true;
-  dim?: true;
-  italic?: true;
-  underline?: true;
-  blink?: true;
-  inverse?: true;
-  invisible?: true;
-  strike?: true;
-}
+/** One span as the server sends it; the wire schema is the single definition. */
+export type Span = Static<typeof SpanSchema>;
 
 export interface SpanStyle {
   color?: string;

@@ -4,25 +4,16 @@
  * fallback renderer (spans as JSON), and highlights (inverse runs that show a selected menu item).
  */
 import type { IBufferCell } from '@xterm/headless';
+import type { Static } from '@sinclair/typebox';
 import type { Screen } from '../../protocol/http.js';
+import type { SpanSchema } from '../../protocol/styled.js';
 import type { Emulator } from '../emulator/Emulator.js';
 
 /** A palette index 0..255, or "#rrggbb" for true colour. Absent means the terminal's default. */
 export type Color = number | string;
 
-export interface Span {
-  text: string;
-  fg?: Color;
-  bg?: Color;
-  bold?: true;
-  dim?: true;
-  italic?: true;
-  underline?: true;
-  blink?: true;
-  inverse?: true;
-  invisible?: true;
-  strike?: true;
-}
+/** A run of text sharing colours and attributes: the wire schema is the single definition. */
+export type Span = Static<typeof SpanSchema>;
 
 type Cell = IBufferCell;
 
