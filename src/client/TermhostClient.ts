@@ -129,7 +129,7 @@ export class TermhostClient {
     return this.request('POST', `/v1/sessions/${enc(id)}/resize`, { cols, rows });
   }
 
-  input(id: string, input: InputItem[], opts: { leaseId?: string } = {}): Promise<{ written: number }> {
+  input(id: string, input: InputItem[], opts: { leaseId?: string } = {}): Promise<{ written: number; seq: number }> {
     return this.request('POST', `/v1/sessions/${enc(id)}/input`, { input, ...(opts.leaseId ? { lease_id: opts.leaseId } : {}) });
   }
 
