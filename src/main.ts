@@ -29,7 +29,10 @@ export interface DaemonOptions {
   allowedOrigins?: string[];
   /** Attach socket timings and bounds (tests shorten them). */
   attach?: ServerOptions['attach'];
+  /** Running sessions at once; exited ones do not count. */
   maxSessions?: number;
+  /** How long an exited session stays readable before it is freed (default 1 h). */
+  exitedTtlMs?: number;
   /** Caps on attach sockets, event streams and waits open at once (see CONNECTION_LIMITS in server/app.ts). */
   connections?: ServerOptions['connections'];
   /** Agents need a lease for every input (`--require-leases`); default: an implicit shared lease per request. */
@@ -117,6 +120,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const runtime = new Runtime({
     idInUse: (id) => store.hasRecord(id),
     maxSessions: opts.maxSessions,
+    exitedTtlMs: opts.exitedTtlMs,
     inputPolicy: opts.requireLeases ? 'lease' : 'auto',
     secretDetect: opts.secretDetect,
     eventBacklog: opts.eventBacklog,

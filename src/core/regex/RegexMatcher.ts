@@ -6,11 +6,40 @@
  * terminated (V8 interrupts a running regex) and fails with `invalid_regex`; the next match gets a fresh worker.
  * The event loop only ever posts a string and waits for a boolean.
  */
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { TermError, fail, ok, type Result } from '../errors.js';
-import type { MatchReply, MatchRequest } from './matchWorker.js';
+
+type MatchRequest = { id: number; source: string; flags: string; text: string };
+type MatchReply = { id: number; matched: boolean } | { id: number; error: string };
+
+/**
+ * The worker: compiles (and caches) regexes and tests them against the text it is sent. Plain JavaScript passed as
+ * source, so it starts in milliseconds with no loader and no file to find, whether termhost runs from dist/ or from
+ * TypeScript sources. It holds nothing else, so killing it mid-match loses only the cache.
+ */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const CACHE_ENTRIES = 64;
+const cache = new Map();
+parentPort.on('message', (m) => {
+  let reply;
+  try {
+    const key = m.flags + '/' + m.source;
+    let re = cache.get(key);
+    if (!re) {
+      re = new RegExp(m.source, m.flags);
+      cache.set(key, re);
+      if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value);
+    }
+    re.lastIndex = 0;
+    reply = { id: m.id, matched: re.test(m.text) };
+  } catch (err) {
+    reply = { id: m.id, error: String(err && err.message) };
+  }
+  parentPort.postMessage(reply);
+});
+parentPort.postMessage('ready');
+`;
 
 /** Longest one match may run before its worker is killed. */
 export const REGEX_MATCH_DEADLINE_MS = 250;
@@ -83,12 +112,8 @@ export class RegexMatcher {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const here = fileURLToPath(import.meta.url);
-    const entry = path.join(path.dirname(here), `matchWorker${path.extname(here)}`);
-    // Running from TypeScript sources (the test suite, under tsx), the worker registers the same loader first.
-    const worker = entry.endsWith('.ts')
-      ? new Worker(`import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(pathToFileURL(entry).href)}); })`, { eval: true })
-      : new Worker(entry);
+    // A small heap: the worker holds only a regex cache and the text of one screen at a time.
+    const worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 64 } });
     worker.on('message', (m: MatchReply | 'ready') => {
       if (m === 'ready') {
         if (this.worker === worker) (this.ready = true), this.pump();

@@ -79,6 +79,17 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
   );
 
+  app.post(
+    '/v1/sessions/prune',
+    {
+      schema: {
+        summary: 'Free every session whose process has exited (their records stay in the store)',
+        response: { 200: Type.Object({ removed: Type.Array(Type.String(), { description: 'Ids of the sessions freed.' }) }), ...errors() },
+      },
+    },
+    async (req) => ({ removed: unwrap(deps.manager.prune(actorOf(req))) }),
+  );
+
   app.get(
     '/v1/sessions/:id',
     {
