@@ -23,7 +23,7 @@ export const mcp: Command = {
     if (parsed.flags.embedded) {
       const runtime = new Runtime();
       // Sessions start where the MCP client started this server, as a program run from there would.
-      backend = new RuntimeBackend(runtime, { name, kind: 'agent' }, () => runtime.close(), process.cwd());
+      backend = new RuntimeBackend(runtime, { name, kind: 'agent' }, () => runtime.close(), process.cwd(), undefined, false);
     } else {
       const client = clientFrom(parsed);
       if (parsed.flags.token === undefined && process.env.TERMHOST_TOKEN === undefined) {
