@@ -81,7 +81,8 @@ describe('exited sessions', () => {
     assert.ok(done.screen.lines.includes('last-words'));
     assert.equal((await d.client.getSession(s.id)).live, true);
     // Freed after the TTL (1.5 s in this daemon): the id then answers with the stored record.
-    await until('the session to be freed', async () => (await d.client.getSession(s.id)).live === false, 10_000);
+    // (The SDK types getSession as SessionInfo; once freed the answer is a record, live: false.)
+    await until('the session to be freed', async () => ((await d.client.getSession(s.id)) as { live: boolean }).live === false, 10_000);
     const record = await d.client.getSession(s.id);
     assert.equal(record.exit_code, 3);
     assert.ok(!(await d.client.listSessions()).some((x) => x.id === s.id));
