@@ -100,6 +100,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const routes: Array<{ method: string; url: string }> = [];
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+    // The OpenAPI document's "no credential" (`security: []`) is what makes a route public: one statement, so the
+    // document and the auth hook cannot disagree.
+    const documentedPublic = Array.isArray(r.schema?.security) && r.schema.security.length === 0;
+    if (documentedPublic && r.config?.auth === undefined) r.config = { ...r.config, auth: 'public' };
+    else if (documentedPublic !== (r.config?.auth === 'public')) throw new Error(`${r.url}: auth 'public' and schema security: [] go together`);
   });
   app.decorate('registeredRoutes', routes);
   app.decorateRequest('principal', undefined);

@@ -55,10 +55,6 @@ export interface AuthOptions {
   allowedOrigins?: ReadonlySet<string>;
 }
 
-/** The attach socket authenticates in its first frame (browsers cannot set headers on a WebSocket). */
-const SELF_AUTHENTICATING = /^\/v1\/sessions\/[^/?]+\/attach(?:[/?]|$)/;
-/** The UI's page and assets are public; its sign-in authenticates with a login code, the rest with the cookie. */
-const UI_ROUTES = /^\/ui(?:[/?]|$)/;
 /** Methods a cookie may authenticate from any page of ours without an Origin check: they change nothing. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -70,6 +66,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The least privileged role that may call the route; viewer when absent. */
     role?: Role;
+    /**
+     * Who authenticates the route's callers. Absent: the auth hook, with the bearer token or the UI's cookie.
+     * 'public': nobody (liveness, the UI's page and assets, its sign-in); the schema says `security: []` too.
+     * 'self': the route itself (the attach socket reads its credential from the first frame).
+     */
+    auth?: 'public' | 'self';
   }
 }
 
@@ -92,7 +94,9 @@ export function normalizeOrigin(origin: string): string {
 }
 
 /**
- * onRequest hook: Host first (even /health is refused on a foreign Host), then the token for everything else.
+ * onRequest hook: Host first (even /health is refused on a foreign Host), then the request target, then the token for
+ * every route that does not say otherwise. The decision is made on the route the router matched (its config), never
+ * on the raw URL: the router and a pattern over `req.url` can disagree about where a path ends (`#`, `;`, `%2F`).
  * The hooks are callback-style, not async: they run on every request, and an async hook costs a promise and a trip
  * through the microtask queue each time. A refusal sends the reply and never calls `done`, which ends the request.
  */
@@ -105,8 +109,14 @@ export function makeAuthHook(opts: AuthOptions) {
       );
       return;
     }
+    // A fragment is never sent by a well-behaved client, and the router ends the path there while other code may not.
+    if (req.url.includes('#')) {
+      sendError(reply, new TermError('invalid_request', 'the request target contains "#": a URL fragment is never sent to a server; percent-encode a literal # as %23'));
+      return;
+    }
     req.principal = opts.tokens.resolve(bearerToken(req.headers.authorization));
-    if (req.url === '/health' || req.url.startsWith('/health?') || SELF_AUTHENTICATING.test(req.url)) return done();
+    const auth = req.routeOptions.config?.auth;
+    if (auth === 'self') return done();
     // A header, even a wrong one, is the caller's explicit choice of credential: the cookie never overrides it.
     if (!req.principal && req.headers.authorization === undefined && opts.cookie) {
       const viaCookie = opts.cookie(req);
@@ -121,7 +131,7 @@ export function makeAuthHook(opts: AuthOptions) {
       }
       req.principal = viaCookie;
     }
-    if (req.principal || UI_ROUTES.test(req.url)) return done();
+    if (req.principal || auth === 'public') return done();
     sendError(
       reply.header('www-authenticate', 'Bearer'),
       new TermError('unauthorized', 'missing, wrong or revoked bearer token; send "Authorization: Bearer <token>" (see `termhost token`)'),

@@ -74,6 +74,8 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
   app.route({
     method: 'GET',
     url: '/v1/sessions/:id/attach',
+    // The socket's first frame carries the credential (browsers cannot set headers on a WebSocket).
+    config: { auth: 'self' },
     schema: {
       summary: 'Live attach (WebSocket): the first frame authenticates; see docs/protocol.md and /schemas/*-frame.json',
       description:

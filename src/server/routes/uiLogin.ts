@@ -97,13 +97,13 @@ export async function uiLoginRoutes(app: FastifyInstance, deps: UiLoginDeps): Pr
     },
   );
 
-  app.get('/ui/me', { schema: { summary: 'Who this browser is signed in as', response: { 200: UiWhoamiSchema, ...errors() } } }, async (req) => {
+  app.get('/ui/me', { schema: { summary: 'Who this browser is signed in as', security: [], response: { 200: UiWhoamiSchema, ...errors() } } }, async (req) => {
     if (!req.principal) throw new TermError('unauthorized', 'this browser is not signed in; run `termhost ui` on the daemon\'s machine');
     const cookie = uiCookieOf(req);
     return { actor: req.principal.actor, expires_at: (cookie && deps.uiLogins.expiresAt(cookie)) ?? null };
   });
 
-  app.post('/ui/logout', { schema: { summary: 'Sign this browser out', response: { 204: { description: 'signed out' }, ...errors() } } }, async (req, reply) => {
+  app.post('/ui/logout', { schema: { summary: 'Sign this browser out', security: [], response: { 204: { description: 'signed out' }, ...errors() } } }, async (req, reply) => {
     const cookie = uiCookieOf(req);
     if (cookie) deps.uiLogins.signOut(cookie);
     return reply.code(204).header('set-cookie', clearUiCookie(uiCookieName(req.headers.host))).send();
