@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { readCookie, uiCookieName } from './cookies.js';
-import { redactUrl } from './logRedaction.js';
+import { scrub } from './logRedaction.js';
 import { TokenStore } from './TokenStore.js';
 import { LOGIN_CODE_TTL_MS, MAX_LOGIN_CODES, MAX_UI_SESSIONS, UI_SESSION_TTL_MS, UiLogins } from './UiLogins.js';
 
@@ -98,6 +98,6 @@ test('the cookie is named per port, read from a Cookie header, and login codes a
   assert.equal(readCookie('a=1; termhost_ui_7070=s3cret; b=2', 'termhost_ui_7070'), 's3cret');
   assert.equal(readCookie('termhost_ui_7071=x', 'termhost_ui_7070'), undefined);
   assert.equal(readCookie(undefined, 'x'), undefined);
-  assert.equal(redactUrl('/ui/login?code=abc-123_x'), '/ui/login?code=[redacted]');
-  assert.equal(redactUrl('/v1/sessions?label=a=b'), '/v1/sessions?label=a=b');
+  assert.equal(scrub('/ui/login?code=abc-123_x'), '/ui/login?code=[redacted]');
+  assert.equal(scrub('/v1/sessions?label=a=b'), '/v1/sessions?label=a=b');
 });

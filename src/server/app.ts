@@ -2,7 +2,7 @@
  * The fastify application: Host and token checks, per-route roles, the error shape, schemas, OpenAPI, and one file
  * of routes per resource. It knows the runtime only through core/index.ts.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Ajv } from 'ajv';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
@@ -32,7 +32,7 @@ import { transcriptRoutes } from './routes/transcript.js';
 import { uiRoutes } from './routes/ui.js';
 import { uiCookieOf, uiLoginRoutes } from './routes/uiLogin.js';
 import { UiLogins } from './UiLogins.js';
-import { withRedaction } from './logRedaction.js';
+import { loggerOptions, pathOf, type LogOptions } from './logRedaction.js';
 import { Slots } from './Slots.js';
 
 /** Request bodies past this size are refused with 413 before they are parsed. */
@@ -50,8 +50,8 @@ export interface ServerOptions {
   attach?: Partial<AttachSettings>;
   /** SSE heartbeat interval; tests shorten it. */
   heartbeatMs?: number;
-  /** pino options, or false for no logging. */
-  logger?: boolean | Record<string, unknown>;
+  /** Level, format (json or text) and destination of the log, or false for no logging. */
+  logger?: boolean | LogOptions;
   /** Browser sign-ins for the UI; in memory only when absent. */
   uiLogins?: UiLogins;
   /** Caps on long-lived requests open at once (defaults: CONNECTION_LIMITS). */
@@ -77,7 +77,18 @@ declare module 'fastify' {
 }
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: withRedaction(opts.logger) });
+  // fastify's two lines per request (incoming, completed) are replaced by one, at debug: at the default level the log
+  // says what a person wants to know (start, listen address, sessions, auth failures, shutdown), not every request.
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logger: loggerOptions(opts.logger),
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  app.addHook('onResponse', (req, reply, done) => {
+    req.log.debug({ method: req.method, path: pathOf(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    done();
+  });
+  logLifecycle(app, opts.runtime);
   // Query strings and path params are text, so their numbers and arrays are coerced from strings; JSON bodies are
   // typed already, and a "70" where a number belongs is refused rather than guessed.
   const ajvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false } as const;
@@ -174,4 +185,30 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     async () => app.swagger(),
   );
   return app;
+}
+
+/** One line each for the daemon's start and shutdown and for every session's start and end, whoever started it. */
+function logLifecycle(app: FastifyInstance, runtime: Runtime): void {
+  app.addHook('onReady', (done) => {
+    app.log.info({ version: VERSION, pid: process.pid }, `termhost ${VERSION} starting`);
+    done();
+  });
+  app.addHook('preClose', (done) => {
+    app.log.info('termhost shutting down');
+    done();
+  });
+  const off = runtime.events.subscribe((e) => {
+    if (e.type === 'session_opened') {
+      // The program's name only: arguments may carry secrets, and the log is a file on disk.
+      const program = String((e.command as string[] | undefined)?.[0] ?? '').split('/').pop();
+      app.log.info({ session: e.session_id, program, child_pid: e.pid }, `session ${e.session_id} started: ${program} (pid ${e.pid})`);
+    } else if (e.type === 'process_exited') {
+      const how = e.signal ? `killed by ${String(e.signal)}` : `exit ${String(e.code)}`;
+      app.log.info({ session: e.session_id, code: e.code, signal: e.signal, reason: e.reason }, `session ${e.session_id} ended: ${how}`);
+    }
+  });
+  app.addHook('onClose', (_app, done) => {
+    off();
+    done();
+  });
 }

@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TermError, atLeast, type Actor, type Role } from '../core/index.js';
 import type { Principal, TokenStore } from './TokenStore.js';
 import { sendError } from './errors.js';
+import { pathOf } from './logRedaction.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.', '::1', '0:0:0:0:0:0:0:1']);
 
@@ -55,6 +56,12 @@ export interface AuthOptions {
   allowedOrigins?: ReadonlySet<string>;
 }
 
+/**
+ * Refused requests logged per window; past this they are counted and the count is logged with the next window's
+ * first line, so a flood of bad requests cannot flood the log too.
+ */
+export const AUTH_FAILURE_LOG = { perWindow: 10, windowMs: 10_000 };
+
 /** Methods a cookie may authenticate from any page of ours without an Origin check: they change nothing. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -101,8 +108,25 @@ export function normalizeOrigin(origin: string): string {
  * through the microtask queue each time. A refusal sends the reply and never calls `done`, which ends the request.
  */
 export function makeAuthHook(opts: AuthOptions) {
+  let windowStart = 0;
+  let logged = 0;
+  let unlogged = 0;
+  /** One line per refusal: what was wrong, the method and path (never the query, a header or a cookie), from where. */
+  const refused = (req: FastifyRequest, why: string) => {
+    const now = Date.now();
+    if (now - windowStart >= AUTH_FAILURE_LOG.windowMs) {
+      windowStart = now;
+      logged = 0;
+    }
+    if (logged >= AUTH_FAILURE_LOG.perWindow) return void unlogged++;
+    logged++;
+    const extra = unlogged > 0 ? { not_logged_before: unlogged } : {};
+    unlogged = 0;
+    req.log.warn({ method: req.method, path: pathOf(req.url), from: req.ip, ...extra }, `auth failed: ${why}`);
+  };
   return (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (!hostAllowed(req.headers.host, opts.allowedHosts)) {
+      refused(req, 'foreign Host header');
       sendError(
         reply,
         new TermError('forbidden_host', `Host "${req.headers.host ?? ''}" is not allowed; use a loopback name or add it with --allow-host`),
@@ -123,6 +147,7 @@ export function makeAuthHook(opts: AuthOptions) {
       // Browsers attach cookies to requests that other pages trigger; SameSite=Strict stops other sites, and this
       // stops everything else that is not our own page: a state change must come with our Origin.
       if (viaCookie && !SAFE_METHODS.has(req.method) && !(req.headers.origin && originAllowed(req.headers.origin, req.headers.host, opts.allowedOrigins ?? new Set()))) {
+        refused(req, 'a state change with the UI cookie from a foreign Origin');
         sendError(
           reply,
           new TermError('forbidden_origin', `a browser request that changes state must come from the daemon's own page; Origin "${req.headers.origin ?? '(none)'}" is not allowed`),
@@ -132,6 +157,7 @@ export function makeAuthHook(opts: AuthOptions) {
       req.principal = viaCookie;
     }
     if (req.principal || auth === 'public') return done();
+    refused(req, req.headers.authorization === undefined ? 'no token' : 'wrong or revoked token');
     sendError(
       reply.header('www-authenticate', 'Bearer'),
       new TermError('unauthorized', 'missing, wrong or revoked bearer token; send "Authorization: Bearer <token>" (see `termhost token`)'),
