@@ -11,7 +11,7 @@ import { MAX_FRAME_BYTES } from '../protocol/attach.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_ATTACH_SETTINGS, type AttachSettings } from './attach/AttachConnection.js';
 import { AttachTokens } from './attachTokens.js';
-import { makeAuthHook, normalizeOrigin, roleHook } from './auth.js';
+import { makeAuthHook, normalizeOrigin, refuseForeignUpgrades, roleHook } from './auth.js';
 import { errorHandler, sendError } from './errors.js';
 import { Revocations } from './Revocations.js';
 import { attachRoutes } from './routes/attach.js';
@@ -114,6 +114,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     // The OpenAPI document's "no credential" (`security: []`) is what makes a route public: one statement, so the
     // document and the auth hook cannot disagree.
     const documentedPublic = Array.isArray(r.schema?.security) && r.schema.security.length === 0;
+    // Which routes are WebSockets, for the upgrade check below (the plugin would upgrade any route it is asked to).
+    if (r.wsHandler) r.config = { ...r.config, websocket: true };
     if (documentedPublic && r.config?.auth === undefined) r.config = { ...r.config, auth: 'public' };
     else if (documentedPublic !== (r.config?.auth === 'public')) throw new Error(`${r.url}: auth 'public' and schema security: [] go together`);
   });
@@ -131,6 +133,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       allowedOrigins,
     }),
   );
+  // After every onRequest hook, the routes' own included (/mcp checks its Origin there), and before any handler.
+  app.addHook('preParsing', (req, reply, _payload, done) => refuseForeignUpgrades(req, reply, () => done()));
   app.addHook('preHandler', roleHook);
 
   await app.register(swagger, {

@@ -79,6 +79,8 @@ declare module 'fastify' {
      * 'self': the route itself (the attach socket reads its credential from the first frame).
      */
     auth?: 'public' | 'self';
+    /** Set for routes with a WebSocket handler (app.ts): only these may be upgraded. */
+    websocket?: boolean;
   }
 }
 
@@ -163,6 +165,21 @@ export function makeAuthHook(opts: AuthOptions) {
       new TermError('unauthorized', 'missing, wrong or revoked bearer token; send "Authorization: Bearer <token>" (see `termhost token`)'),
     );
   };
+}
+
+/** A request that asks to switch protocols, as Node's HTTP parser decides it (Upgrade plus Connection: upgrade). */
+export function wantsUpgrade(req: FastifyRequest): boolean {
+  return req.headers.upgrade !== undefined && /(?:^|,)\s*upgrade\s*(?:,|$)/i.test(String(req.headers.connection ?? ''));
+}
+
+/**
+ * Hook: an upgrade to anything but a WebSocket route is refused as plain HTTP. The websocket plugin
+ * otherwise completes the handshake (101) on any route and only then closes the socket, after every check the
+ * route's handler would have made was skipped.
+ */
+export function refuseForeignUpgrades(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (!wantsUpgrade(req) || req.routeOptions.config?.websocket) return done();
+  sendError(reply, new TermError('invalid_request', `${req.method} ${req.routeOptions.url ?? 'this path'} is not a WebSocket endpoint; send a plain HTTP request (the attach socket is GET /v1/sessions/{id}/attach)`));
 }
 
 /** preHandler hook: the route's declared minimum role against the caller's. */

@@ -22,7 +22,7 @@ export function target(address: string): { host: string; port: number } {
 
 /**
  * Send `head` (request line and headers, without the blank line) and `body`, read until the server closes or the
- * deadline passes. `Connection: close` is added so a normal answer ends the read.
+ * deadline passes. `Connection: close` is added, unless `head` has a Connection header, so a normal answer ends the read.
  */
 export function rawHttp(address: string, head: string, body = '', timeoutMs = 3000): Promise<RawAnswer> {
   return new Promise((resolve) => {
@@ -42,7 +42,8 @@ export function rawHttp(address: string, head: string, body = '', timeoutMs = 30
     socket.on('close', () => finish(false));
     socket.on('error', () => finish(false));
     const length = body ? `Content-Length: ${Buffer.byteLength(body)}\r\n` : '';
-    socket.write(`${head}\r\nConnection: close\r\n${length}\r\n${body}`);
+    const connection = /\r\nconnection:/i.test(head) ? '' : 'Connection: close\r\n';
+    socket.write(`${head}\r\n${connection}${length}\r\n${body}`);
   });
 }
 
