@@ -2,7 +2,7 @@
  * The fastify application: Host and token checks, per-route roles, the error shape, schemas, OpenAPI, and one file
  * of routes per resource. It knows the runtime only through core/index.ts.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { Ajv } from 'ajv';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
@@ -34,6 +34,8 @@ import { uiCookieOf, uiLoginRoutes } from './routes/uiLogin.js';
 import { UiLogins } from './UiLogins.js';
 import { loggerOptions, pathOf, type LogOptions } from './logRedaction.js';
 import { Slots } from './Slots.js';
+
+type ContentTypeParser = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => void;
 
 /** Request bodies past this size are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -99,10 +101,22 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   // An empty body with a JSON content type (common from curl and some clients on DELETE) means "no body"; anything
   // else goes through fastify's parser, which refuses __proto__ and constructor.prototype keys.
   const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+  const parseJson: ContentTypeParser = (req, body, done) => {
     if ((body as string).trim() === '') return done(null, undefined);
     jsonParser(req, body as string, done);
+  };
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+  // Every other Content-Type, and none. `curl -d` sends application/x-www-form-urlencoded, and a hand-written request
+  // may send no type at all: with a bearer token both are read as JSON, the only thing this API speaks. Never for the
+  // browser's cookie: a form posted by another page is the classic CSRF, while a page cannot send application/json to
+  // another origin without the browser asking first (CORS preflight).
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
+    const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const bearer = req.principal !== undefined && req.headers.authorization !== undefined;
+    if (bearer && (type === '' || type === 'application/x-www-form-urlencoded')) return parseJson(req, body, done);
+    const how = bearer ? 'Content-Type: application/json (curl --json, or -d with a bearer token)' : 'Content-Type: application/json (a signed-in browser must)';
+    done(new TermError('invalid_request', `send the body as JSON with ${how}; got ${type ? `"${type.slice(0, 100)}"` : 'no Content-Type'}`), undefined);
   });
   app.setNotFoundHandler((req, reply) => {
     void sendError(reply, new TermError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
