@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { assertNoLeaks, rawRequest, ROOT, startTestDaemon, waitText, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, rawRequest, ROOT, startTestDaemon, waitRegex, type TestDaemon } from './helpers.js';
 
 const run = promisify(execFile);
 let d: TestDaemon;
@@ -31,24 +31,29 @@ async function sh(line: string): Promise<string> {
 }
 
 test('the README curl quickstart works as printed: -d, no Content-Type, and --json', async () => {
-  const created = JSON.parse(await sh(`curl -s -H "$H" -XPOST localhost:7070/v1/sessions -d '{"command":["bash","--norc","--noprofile"],"cols":100,"rows":30}'`)) as Record<string, unknown>;
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n');
+  const line = (prefix: string) => {
+    const at = readme.findIndex((l) => l.startsWith(prefix));
+    assert.ok(at >= 0, `the README has a line starting ${prefix}`);
+    return readme[at]!.endsWith('\\') ? `${readme[at]}\n${readme[at + 1]}` : readme[at]!;
+  };
+  const created = JSON.parse(await sh(line('curl -s -H "$H" -XPOST localhost:7070/v1/sessions -d '))) as Record<string, unknown>;
   assert.equal(typeof created.id, 'string', JSON.stringify(created));
-  assert.deepEqual([created.cols, created.rows], [100, 30]);
+  assert.deepEqual([created.command, created.cols, created.rows], [['bash'], 100, 30]);
   const id = String(created.id);
-  const typed = JSON.parse(await sh(`curl -s -H "$H" -XPOST localhost:7070/v1/sessions/${id}/input \\\n  -d '{"input":[{"text":"echo via-form"},{"key":"Enter"}]}'`)) as Record<string, unknown>;
+  const input = line('curl -s -H "$H" -XPOST localhost:7070/v1/sessions/3f9c2a1b/input');
+  assert.match(input, /-d '\{"input"/);
+  const typed = JSON.parse(await sh(input.replace('3f9c2a1b', id).replace('ls -la', 'echo via-form'))) as Record<string, unknown>;
   assert.equal(typed.code, undefined, JSON.stringify(typed));
-  await waitText(d, id, 'via-form');
+  await waitRegex(d, id, '^via-form$', 10_000); // the output line, not the echo of the typed command
   // The README's curl --json line (Content-Type and Accept application/json), with its command changed to be seen.
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const jsonLine = readme.split('\n').find((l) => l.startsWith('curl -s -H "$H" --json '));
-  assert.ok(jsonLine, 'the README shows curl --json');
-  await sh(jsonLine.replace('"pwd"', '"echo via-json"').replace('3f9c2a1b', id));
-  await waitText(d, id, 'via-json');
+  await sh(line('curl -s -H "$H" --json ').replace('"pwd"', '"echo via-json"').replace('3f9c2a1b', id));
+  await waitRegex(d, id, '^via-json$', 10_000);
   // `-H 'Content-Type:'` makes curl send none at all.
   await sh(`curl -s -H "$H" -H 'Content-Type:' -XPOST localhost:7070/v1/sessions/${id}/input -d '{"input":[{"text":"echo no-type"},{"key":"Enter"}]}'`);
-  await waitText(d, id, 'no-type');
+  await waitRegex(d, id, '^no-type$', 10_000);
   const screen = JSON.parse(await sh(`curl -s -H "$H" localhost:7070/v1/sessions/${id}/screen`)) as { lines: string[] };
-  assert.ok(screen.lines.some((l) => l === 'via-json'));
+  assert.ok(screen.lines.some((l) => l.trimEnd() === 'via-json'), screen.lines.join('\n'));
   // Bad JSON in a form body is still a JSON error, not a confusing schema one.
   const bad = JSON.parse(await sh(`curl -s -H "$H" -XPOST localhost:7070/v1/sessions -d 'command=bash'`)) as Record<string, unknown>;
   assert.equal(bad.code, 'invalid_json');
