@@ -260,3 +260,14 @@ test('the cookie never authenticates the attach socket: the page must send an at
   assert.deepEqual([hello.kind, hello.role], ['hello', 'driver']);
   await d.client.deleteSession(s.id, 'KILL');
 });
+
+test('the root sends a browser to /ui/; an API client gets JSON: a 401 without a token, where things are with one', async () => {
+  const browser = await rawRequest(d.address, { path: '/', headers: { host: d.address, accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+  assert.deepEqual([browser.status, browser.headers.location], [303, '/ui/']);
+  const curl = await rawRequest(d.address, { path: '/', headers: { host: d.address, accept: '*/*' } });
+  assert.equal(curl.status, 401);
+  assert.match(String(curl.headers['content-type']), /application\/json/);
+  assert.equal(curl.json.code, 'unauthorized');
+  const client = await d.client.request<Record<string, unknown>>('GET', '/');
+  assert.deepEqual([client.service, client.ui, client.openapi], ['termhost', '/ui/', '/openapi.json']);
+});

@@ -11,6 +11,7 @@ import { Type } from '@sinclair/typebox';
 import { TermError } from '../../core/index.js';
 import { sendError } from '../errors.js';
 import { errors } from './common.js';
+import { VERSION } from '../../version.js';
 
 /** From src/server/routes (tests) and dist/server/routes (the package) alike, the bundle is the package's dist/ui. */
 export const UI_BUNDLE_DIR = fileURLToPath(new URL('../../../dist/ui/', import.meta.url));
@@ -71,6 +72,29 @@ export async function uiRoutes(app: FastifyInstance, opts: { dir?: string } = {}
   };
   // The page and its assets hold no data and need no credential (`security: []`); the API calls they make do.
   const html = { 200: { description: 'text/html: the UI page' }, ...errors(404) };
+  // The daemon's root: a person who types the address into a browser wants the UI; a program gets JSON as ever.
+  app.get(
+    '/',
+    {
+      schema: {
+        summary: 'A browser (Accept: text/html) is sent to /ui/; an API client gets where things are, or the usual 401',
+        security: [],
+        response: {
+          200: Type.Object({ service: Type.Literal('termhost'), version: Type.String(), ui: Type.String(), openapi: Type.String(), health: Type.String() }),
+          303: { description: 'to /ui/' },
+          ...errors(),
+        },
+      },
+    },
+    async (req, reply) => {
+      if (String(req.headers.accept ?? '').toLowerCase().includes('text/html')) return reply.code(303).header('location', '/ui/').send();
+      if (!req.principal) {
+        reply.header('www-authenticate', 'Bearer');
+        throw new TermError('unauthorized', 'missing, wrong or revoked bearer token; send "Authorization: Bearer <token>" (see `termhost token`), or open /ui/ in a browser');
+      }
+      return { service: 'termhost' as const, version: VERSION, ui: '/ui/', openapi: '/openapi.json', health: '/health' };
+    },
+  );
   app.get('/ui', { schema: { summary: 'Redirect to /ui/', security: [], response: { 308: { description: 'to /ui/' }, ...errors() } } }, async (_req, reply) =>
     reply.code(308).header('location', '/ui/').send(),
   );
