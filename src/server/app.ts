@@ -34,6 +34,8 @@ import { uiCookieOf, uiLoginRoutes } from './routes/uiLogin.js';
 import { UiLogins } from './UiLogins.js';
 import { loggerOptions, pathOf, type LogOptions } from './logRedaction.js';
 import { Slots } from './Slots.js';
+import { capSockets } from './sockets.js';
+import { LogThrottle } from './logThrottle.js';
 
 type ContentTypeParser = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => void;
 
@@ -60,32 +62,65 @@ export interface ServerOptions {
   connections?: Partial<typeof CONNECTION_LIMITS>;
 }
 
-/** Long-lived requests open at once, per daemon; past a cap, 503 connection_limit. */
+/** Connections and long-lived requests open at once, per daemon, and how long a request may take to arrive. */
 export const CONNECTION_LIMITS = {
-  /** Attach sockets, each with up to 4 MiB of queued output. */
+  /** Attach sockets, each with up to 4 MiB of queued output; past this, 503 connection_limit. */
   attachSockets: 256,
-  /** Event streams, each with up to 1 MiB of unsent events. */
+  /** Event streams, each with up to 1 MiB of unsent events; past this, 503 connection_limit. */
   eventStreams: 64,
-  /** Waits and screen long polls in progress. */
+  /** Waits and screen long polls in progress; past this, 503 connection_limit. */
   waits: 256,
+  /**
+   * Sockets (TCP or unix) open at once. A full daemon closes its least recently active idle socket for a newcomer,
+   * and answers 503 connection_limit only when every socket is busy (see sockets.ts). Well above the three caps above
+   * together (576), so the long-lived requests they allow never crowd out a short one.
+   */
+  sockets: 1024,
+  /** A client must send its request headers within this; Node's default, 60 s, lets idle sockets linger. */
+  headersTimeoutMs: 10_000,
+  /**
+   * ... and its whole request, body included, within this. Only the arrival of the request is timed: answers may take
+   * as long as they need (long polls, event streams, attach sockets).
+   */
+  requestTimeoutMs: 30_000,
 };
+
+/** How often Node checks those two timeouts (its default, 30 s, would let a 10 s timeout run to 40 s). */
+const TIMEOUT_CHECK_MS = 1000;
 
 declare module 'fastify' {
   interface FastifyInstance {
     registeredRoutes: ReadonlyArray<{ method: string; url: string }>;
     /** The caps on long-lived requests, with how many of each are open now. */
     connectionSlots: ConnectionSlots;
+    /** Sockets the daemon holds now (at most CONNECTION_LIMITS.sockets). */
+    openSockets(): number;
   }
 }
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   // fastify's two lines per request (incoming, completed) are replaced by one, at debug: at the default level the log
   // says what a person wants to know (start, listen address, sessions, auth failures, shutdown), not every request.
+  const caps = { ...CONNECTION_LIMITS, ...opts.connections };
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: caps.requestTimeoutMs,
+    http: { headersTimeout: caps.headersTimeoutMs, connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, caps.headersTimeoutMs) },
     logger: loggerOptions(opts.logger),
     logController: new LogController({ disableRequestLogging: true }),
   });
+  const capLog = new LogThrottle(1, 10_000);
+  const sockets = capSockets(app.server, caps.sockets, {
+    evicted: () => {
+      const held = capLog.take();
+      if (held) app.log.warn({ max: caps.sockets, ...held }, `${caps.sockets} connections open: closing the least recently active idle ones`);
+    },
+    refused: () => {
+      const held = capLog.take();
+      if (held) app.log.warn({ max: caps.sockets, ...held }, `${caps.sockets} connections open and all busy: refusing new ones with 503`);
+    },
+  });
+  app.decorate('openSockets', () => sockets.open);
   app.addHook('onResponse', (req, reply, done) => {
     req.log.debug({ method: req.method, path: pathOf(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     done();
@@ -163,7 +198,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
 
   const revocations = new Revocations(opts.tokens);
-  const caps = { ...CONNECTION_LIMITS, ...opts.connections };
   const slots = {
     attach: new Slots('attach_sockets', caps.attachSockets, 'attach sockets'),
     events: new Slots('event_streams', caps.eventStreams, 'event streams'),

@@ -9,6 +9,7 @@ import { TermError, atLeast, type Actor, type Role } from '../core/index.js';
 import type { Principal, TokenStore } from './TokenStore.js';
 import { sendError } from './errors.js';
 import { pathOf } from './logRedaction.js';
+import { LogThrottle } from './logThrottle.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.', '::1', '0:0:0:0:0:0:0:1']);
 
@@ -56,10 +57,7 @@ export interface AuthOptions {
   allowedOrigins?: ReadonlySet<string>;
 }
 
-/**
- * Refused requests logged per window; past this they are counted and the count is logged with the next window's
- * first line, so a flood of bad requests cannot flood the log too.
- */
+/** Refused requests logged per window; the rest are counted (LogThrottle). */
 export const AUTH_FAILURE_LOG = { perWindow: 10, windowMs: 10_000 };
 
 /** Methods a cookie may authenticate from any page of ours without an Origin check: they change nothing. */
@@ -110,21 +108,11 @@ export function normalizeOrigin(origin: string): string {
  * through the microtask queue each time. A refusal sends the reply and never calls `done`, which ends the request.
  */
 export function makeAuthHook(opts: AuthOptions) {
-  let windowStart = 0;
-  let logged = 0;
-  let unlogged = 0;
+  const throttle = new LogThrottle(AUTH_FAILURE_LOG.perWindow, AUTH_FAILURE_LOG.windowMs);
   /** One line per refusal: what was wrong, the method and path (never the query, a header or a cookie), from where. */
   const refused = (req: FastifyRequest, why: string) => {
-    const now = Date.now();
-    if (now - windowStart >= AUTH_FAILURE_LOG.windowMs) {
-      windowStart = now;
-      logged = 0;
-    }
-    if (logged >= AUTH_FAILURE_LOG.perWindow) return void unlogged++;
-    logged++;
-    const extra = unlogged > 0 ? { not_logged_before: unlogged } : {};
-    unlogged = 0;
-    req.log.warn({ method: req.method, path: pathOf(req.url), from: req.ip, ...extra }, `auth failed: ${why}`);
+    const held = throttle.take();
+    if (held) req.log.warn({ method: req.method, path: pathOf(req.url), from: req.ip, ...held }, `auth failed: ${why}`);
   };
   return (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (!hostAllowed(req.headers.host, opts.allowedHosts)) {
