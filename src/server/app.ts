@@ -30,7 +30,7 @@ import type { TokenStore } from './TokenStore.js';
 import type { Store } from '../store/Store.js';
 import { transcriptRoutes } from './routes/transcript.js';
 import { uiRoutes } from './routes/ui.js';
-import { uiCookieOf, uiLoginRoutes } from './routes/uiLogin.js';
+import { uiCookieOf, uiKeyOf, uiLoginRoutes } from './routes/uiLogin.js';
 import { UiLogins } from './UiLogins.js';
 import { loggerOptions, pathOf, type LogOptions } from './logRedaction.js';
 import { Slots } from './Slots.js';
@@ -178,7 +178,10 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     makeAuthHook({
       tokens: opts.tokens,
       allowedHosts: new Set(opts.allowedHosts ?? []),
-      cookie: (req) => uiLogins.resolve(uiCookieOf(req)),
+      cookie: (req) => {
+        const cookie = uiCookieOf(req);
+        return { principal: cookie === undefined ? undefined : uiLogins.resolve(cookie, uiKeyOf(req)), present: cookie !== undefined };
+      },
       allowedOrigins,
     }),
   );

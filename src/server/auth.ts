@@ -51,8 +51,11 @@ export function bearerToken(header: string | undefined): string | undefined {
 export interface AuthOptions {
   tokens: TokenStore;
   allowedHosts: ReadonlySet<string>;
-  /** The principal a request's UI cookie stands for (see UiLogins), consulted only without an Authorization header. */
-  cookie?: (req: FastifyRequest) => Principal | undefined;
+  /**
+   * The principal a request's UI cookie and page key stand for together (see UiLogins), consulted only without an
+   * Authorization header; `present` says whether the request carried the cookie at all.
+   */
+  cookie?: (req: FastifyRequest) => { principal: Principal | undefined; present: boolean };
   /** Origins besides the daemon's own from which cookie-authenticated requests may change state. */
   allowedOrigins?: ReadonlySet<string>;
 }
@@ -132,8 +135,10 @@ export function makeAuthHook(opts: AuthOptions) {
     const auth = req.routeOptions.config?.auth;
     if (auth === 'self') return done();
     // A header, even a wrong one, is the caller's explicit choice of credential: the cookie never overrides it.
+    let cookieOnly = false;
     if (!req.principal && req.headers.authorization === undefined && opts.cookie) {
-      const viaCookie = opts.cookie(req);
+      const { principal: viaCookie, present } = opts.cookie(req);
+      cookieOnly = present && !viaCookie;
       // Browsers attach cookies to requests that other pages trigger; SameSite=Strict stops other sites, and this
       // stops everything else that is not our own page: a state change must come with our Origin.
       if (viaCookie && !SAFE_METHODS.has(req.method) && !(req.headers.origin && originAllowed(req.headers.origin, req.headers.host, opts.allowedOrigins ?? new Set()))) {
@@ -147,6 +152,15 @@ export function makeAuthHook(opts: AuthOptions) {
       req.principal = viaCookie;
     }
     if (req.principal || auth === 'public') return done();
+    if (cookieOnly) {
+      // What a server on another port of this host receives from the browser: the cookie, never the page's key.
+      refused(req, 'UI cookie without its page key');
+      sendError(
+        reply,
+        new TermError('unauthorized', 'the UI cookie alone does not sign a browser in: the page sends its sign-in key too; open the UI again with `termhost ui`'),
+      );
+      return;
+    }
     refused(req, req.headers.authorization === undefined ? 'no token' : 'wrong or revoked token');
     sendError(
       reply.header('www-authenticate', 'Bearer'),

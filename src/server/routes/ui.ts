@@ -28,7 +28,7 @@ const TYPES: Record<string, string> = {
  * The page may load and connect to its own origin only; no framing (clickjacking), no plugins. Inline styles are
  * allowed because xterm.js writes its own <style> element.
  */
-const SECURITY_HEADERS = {
+export const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
@@ -58,6 +58,15 @@ function loadBundle(dir: string): Map<string, Asset> {
     /* no bundle (a build without the UI): every UI path answers that it is missing */
   }
   return out;
+}
+
+/** The page itself (index.html), or undefined when the bundle was not built. */
+export function readUiPage(dir: string = UI_BUNDLE_DIR): string | undefined {
+  try {
+    return fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 export async function uiRoutes(app: FastifyInstance, opts: { dir?: string } = {}): Promise<void> {
