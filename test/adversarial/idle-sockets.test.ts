@@ -135,6 +135,7 @@ test('when every socket is busy, a newcomer gets 503 connection_limit at once, a
     assert.equal(a.status, 503, a.body);
     const body = JSON.parse(a.body) as Record<string, unknown>;
     assert.deepEqual([body.code, body.retryable, body.limit, body.max], ['connection_limit', true, 'sockets', 4]);
+    console.log(`# full daemon: 503 in ${ms.toFixed(1)} ms`);
     assert.ok(ms < 2000, `answered in ${ms} ms`);
     assert.ok(streams.every((st) => !st.ended), 'the busy streams live on');
     streams[0]!.close();
@@ -157,6 +158,7 @@ test('slow headers are cut off after headersTimeoutMs; waits, event streams and 
     const wait = quick.client.wait(s.id, { text: 'never-printed', timeout_ms: 3000 });
     const [slow, ms] = await timed(() => slowHeaders(quick.address, 20_000));
     assert.ok(slow !== 'open', 'the daemon closed the slow socket');
+    console.log(`# slow headers: cut off after ${Math.round(ms)} ms (headersTimeoutMs 1000)`);
     assert.ok(ms >= 900 && ms < 6000, `cut off after ${Math.round(ms)} ms`);
     assert.match(slow, /^$|^HTTP\/1\.1 408/, 'closed, or told 408 Request Timeout');
     const waited = await wait;

@@ -107,6 +107,7 @@ test('no route answers anything but 400, 401 or 404 to a caller without a token,
       if (!publicAnswer) failures.push(where);
     }
   });
+  console.log(`# route-auth: ${tries.length} requests over ${routes.length} routes; statuses ${JSON.stringify(Object.fromEntries(seen))}`);
   assert.deepEqual(failures, [], `answers without a token (statuses seen: ${JSON.stringify(Object.fromEntries(seen))})`);
   // Nothing was changed either: the session runs, the token lives.
   assert.equal((await d.client.getSession(live)).exited, false);
