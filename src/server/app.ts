@@ -58,7 +58,7 @@ export interface ServerOptions {
   logger?: boolean | LogOptions;
   /** Browser sign-ins for the UI; in memory only when absent. */
   uiLogins?: UiLogins;
-  /** Caps on long-lived requests open at once (defaults: CONNECTION_LIMITS). */
+  /** Caps on sockets and long-lived requests open at once, and request timeouts (defaults: CONNECTION_LIMITS). */
   connections?: Partial<typeof CONNECTION_LIMITS>;
 }
 
@@ -99,9 +99,9 @@ declare module 'fastify' {
 }
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const caps = { ...CONNECTION_LIMITS, ...opts.connections };
   // fastify's two lines per request (incoming, completed) are replaced by one, at debug: at the default level the log
   // says what a person wants to know (start, listen address, sessions, auth failures, shutdown), not every request.
-  const caps = { ...CONNECTION_LIMITS, ...opts.connections };
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: caps.requestTimeoutMs,
@@ -160,11 +160,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const routes: Array<{ method: string; url: string }> = [];
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+    // Which routes are WebSockets, for the upgrade check below (the plugin would upgrade any route it is asked to).
+    if (r.wsHandler) r.config = { ...r.config, websocket: true };
     // The OpenAPI document's "no credential" (`security: []`) is what makes a route public: one statement, so the
     // document and the auth hook cannot disagree.
     const documentedPublic = Array.isArray(r.schema?.security) && r.schema.security.length === 0;
-    // Which routes are WebSockets, for the upgrade check below (the plugin would upgrade any route it is asked to).
-    if (r.wsHandler) r.config = { ...r.config, websocket: true };
     if (documentedPublic && r.config?.auth === undefined) r.config = { ...r.config, auth: 'public' };
     else if (documentedPublic !== (r.config?.auth === 'public')) throw new Error(`${r.url}: auth 'public' and schema security: [] go together`);
   });
