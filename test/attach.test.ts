@@ -66,9 +66,9 @@ test('a new client gets hello, then a repaint equal to the screen, then live out
 test('since_seq resumes with exactly the bytes after it: no gaps, no duplicates', async () => {
   const code = "import sys,time\nsys.stdin.readline()\nfor i in range(1500):\n    print('%05d' % i, flush=True)\n    time.sleep(0.0005) if i % 50 == 0 else None";
   const s = await d.client.createSession({ command: ['python3', '-c', code], cols: 80, rows: 10 });
-  const token = (await mint(s.id, 'driver')).token;
-  const witness = attachTo(d, s.id, { token });
-  const first = attachTo(d, s.id, { token });
+  // One token per socket: attach tokens are single-use.
+  const witness = attachTo(d, s.id, { token: (await mint(s.id, 'driver')).token });
+  const first = attachTo(d, s.id, { token: (await mint(s.id, 'driver')).token });
   const wHello = await nextMatching(witness, 'hello');
   const fHello = await nextMatching(first, 'hello');
   await d.client.input(s.id, [{ text: 'go' }, { key: 'Enter' }]);
@@ -82,7 +82,7 @@ test('since_seq resumes with exactly the bytes after it: no gaps, no duplicates'
     end = ev.seq + ev.data.length;
   }
   first.close();
-  const second = attachTo(d, s.id, { token, since_seq: end });
+  const second = attachTo(d, s.id, { token: (await mint(s.id, 'driver')).token, since_seq: end });
   const sHello = await nextMatching(second, 'hello');
   assert.equal(sHello.seq, end, 'the stream resumes where the client left off');
   for (const ev of await drain(second)) {

@@ -13,9 +13,15 @@ function positive(n: number | undefined, flag: string): number | undefined {
 }
 import type { Command } from './types.js';
 
+/** text: one short line per event, for people; json: pino's lines, for log collectors. */
+function logFormat(v: unknown): 'text' | 'json' {
+  if (v === undefined || v === 'text' || v === 'json') return (v as 'text' | 'json' | undefined) ?? 'text';
+  throw new UsageError('--log-format is text or json');
+}
+
 export const serve: Command = {
   name: 'serve',
-  usage: 'serve [--listen HOST:PORT | --unix PATH] [--token T] [--allow-host NAME]... [--allow-origin URL]... [--max-sessions N] [--require-leases] [--no-secret-detect] [--transcript-retention-days N] [--no-transcripts] [--state-dir D] [--log-level L]',
+  usage: 'serve [--listen HOST:PORT | --unix PATH] [--token T] [--allow-host NAME]... [--allow-origin URL]... [--max-sessions N] [--require-leases] [--no-secret-detect] [--transcript-retention-days N] [--no-transcripts] [--state-dir D] [--log-level L] [--log-format text|json]',
   summary: 'run the daemon (default 127.0.0.1:7070)',
   async run(argv, io) {
     const { flags } = parseArgs(argv, {
@@ -25,6 +31,7 @@ export const serve: Command = {
       'allow-origin': 'multi',
       'max-sessions': 'string',
       'log-level': 'string',
+      'log-format': 'string',
       'require-leases': 'boolean',
       'no-secret-detect': 'boolean',
       'transcript-retention-days': 'string',
@@ -42,12 +49,9 @@ export const serve: Command = {
       transcriptRetentionDays: retention(intFlag(flags['transcript-retention-days'], 'transcript-retention-days')),
       transcripts: flags['no-transcripts'] !== true,
       maxSessions: positive(intFlag(flags['max-sessions'], 'max-sessions'), 'max-sessions'),
-      logger: {
-        level: (flags['log-level'] as string | undefined) ?? 'info',
-        redact: ['req.headers.authorization', 'req.headers.cookie', 'token'],
-      },
+      logger: { level: (flags['log-level'] as string | undefined) ?? 'info', format: logFormat(flags['log-format']) },
     });
-    io.err(`termhost listening on ${daemon.address}\n`);
+    // Where it listens is in the log ("Server listening at ..."), between the start and the shutdown lines.
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);
