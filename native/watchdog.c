@@ -11,9 +11,8 @@
  * the same the daemon's DELETE uses). Then the session cgroups and CGROUP_PARENT are removed and the watchdog exits.
  * As a second witness it checks every few seconds that the daemon's pid still names the daemon (start time).
  *
- * It detaches from the daemon at once (fork; the daemon's child exits), so it is nobody's child but init's, and
- * starts its own session, so a signal to the daemon's process group or terminal does not take it along. It holds no
- * fd but its pipe and /dev/null. Its first and only output, on stdout, is its pid.
+ * It runs in its own session, so a signal to the daemon's process group or terminal does not take it along, and holds
+ * no fd but its pipe and /dev/null.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -149,10 +148,7 @@ int main(int argc, char **argv) {
   struct th_stat dst;
   if (daemon_pid <= 1 || th_read_stat(daemon_pid, &dst) != 0) return 2;
 
-  pid_t child = fork();
-  if (child < 0) return 1;
-  if (child > 0) _exit(0);
-  setsid();
+  setsid(); /* the daemon starts it detached already; this keeps it so when it is started by hand */
   if (chdir("/") != 0) { /* "/" always exists; nothing to do if it somehow fails */ }
   signal(SIGHUP, SIG_IGN);
   signal(SIGINT, SIG_IGN);
@@ -166,8 +162,6 @@ int main(int argc, char **argv) {
   if (syscall(SYS_close_range, 3U, ~0U, 0) != 0)
 #endif
     for (int fd = 3; fd < 1024; fd++) close(fd);
-  printf("%d\n", (int)getpid());
-  fflush(stdout);
   int devnull = open("/dev/null", O_RDWR);
   if (devnull >= 0) {
     dup2(devnull, 1);

@@ -6,7 +6,7 @@
  * While a secret-input window is open the emulator still consumes every byte, but nothing derived from the output
  * leaves: no output or parsed events, nothing in the ring, and session info frozen as it was when the window opened.
  */
-import type { Screen, SessionInfo } from '../../protocol/http.js';
+import type { Screen, SessionInfo, Signalled } from '../../protocol/http.js';
 import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
 import { looksLikeSecretPrompt, type SecretState } from '../control/SecretWindow.js';
 import { SessionControl, type ControlOptions } from '../control/SessionControl.js';
@@ -327,9 +327,10 @@ export class Session {
     this.events.emit('resized', cols, rows);
   }
 
-  signal(sig: Signal): void {
+  /** Signal the terminal's foreground process group (the PTY layer decides which); says which group got it. */
+  signal(sig: Signal): Signalled | null {
     this.signalsSent.add(`SIG${sig}`);
-    this.pty.signal(sig);
+    return this.pty.signal(sig);
   }
 
   attachClient(role: ClientRole, actor: Actor): AttachedClient {
@@ -348,16 +349,19 @@ export class Session {
     return this.audience.retainedBanners;
   }
 
-  /** Signal the process group, escalate to SIGKILL after the grace period, and resolve once the exit is reported. */
+  /**
+   * End every process of the session (the PTY layer's rule), escalating to SIGKILL after the grace period; resolve
+   * once the exit is reported and nothing of the session is left. After the program's own exit, what it left behind
+   * still gets the same treatment.
+   */
   async kill(sig: Signal): Promise<void> {
-    if (this.exitState) return;
+    if (this.exitState) return void (await this.pty.kill(sig));
     this.closing = true;
     this.signalsSent.add(`SIG${sig}`).add('SIGKILL');
     const exited = new Promise<void>((resolve) => {
       const off = this.events.on('exit', () => (off(), resolve()));
     });
-    void this.pty.kill(sig);
-    await exited;
+    await Promise.all([exited, this.pty.kill(sig)]);
   }
 
   dispose(): void {
