@@ -17,6 +17,7 @@ import type {
   ScreenChanges,
   SessionInfo,
   SessionRecordSchema,
+  SignalAnswer,
   WaitRequest,
   WaitResult,
 } from '../protocol/http.js';
@@ -121,7 +122,8 @@ export class TermhostClient {
     await this.request('DELETE', `/v1/sessions/${enc(id)}${q ? `?${q}` : ''}`);
   }
 
-  signal(id: string, signal: string): Promise<SessionInfo> {
+  /** Signal the terminal's foreground process group; the answer's `signalled` says which group got it. */
+  signal(id: string, signal: string): Promise<SignalAnswer> {
     return this.request('POST', `/v1/sessions/${enc(id)}/signal`, { signal });
   }
 

@@ -87,8 +87,8 @@ export class RuntimeBackend implements Backend {
   async signal(id: string, signal: string) {
     const s = this.session(id);
     if (s.exited) throw new TermError('session_exited', `session "${id}" has exited; there is no process to signal`);
-    s.signal(signal as Signal);
-    return s.info();
+    const signalled = s.signal(signal as Signal);
+    return { ...s.info(), signalled };
   }
   async acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number, leaseId?: string) {
     return unwrap(this.session(id).control.leases.acquire(this.actor, mode, ttlMs, leaseId));
