@@ -31,7 +31,7 @@ export type TokenInfo = Static<typeof TokenInfoSchema>;
 export type AttachToken = Static<typeof AttachTokenSchema>;
 export type TranscriptPage = Static<typeof TranscriptPageSchema>;
 export type SessionRecord = Static<typeof SessionRecordSchema>;
-export type { Screen, ScreenChanges, SessionInfo, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest };
+export type { Screen, ScreenChanges, SessionInfo, SignalAnswer, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest };
 export type { RuntimeEvent } from '../protocol/events.js';
 
 export class TermhostError extends Error {
