@@ -204,36 +204,44 @@ static napi_value ProcStat(napi_env env, napi_callback_info info) {
   return o;
 }
 
-/* Read {leader, start, tag, cgroup} into s; the strings live in the caller's buffers. */
-static int session_arg(napi_env env, napi_value v, struct th_session *s, char *tag, char *cgroup) {
+/* The property `name` of v if it has that type, else NULL. */
+static napi_value prop(napi_env env, napi_value v, const char *name, napi_valuetype want) {
   napi_value f;
   napi_valuetype t;
+  if (napi_get_named_property(env, v, name, &f) != napi_ok || napi_typeof(env, f, &t) != napi_ok || t != want) return NULL;
+  return f;
+}
+
+/* A string property into buf (cap bytes with its NUL): 1 if set, 0 if absent, -1 (thrown) if too long. */
+static int string_prop(napi_env env, napi_value v, const char *name, char *buf, size_t cap) {
+  napi_value f = prop(env, v, name, napi_string);
+  size_t len = 0;
+  if (!f) return 0;
+  napi_get_value_string_utf8(env, f, buf, cap, &len);
+  if (len >= cap - 1) {
+    char msg[64];
+    snprintf(msg, sizeof msg, "%s too long", name);
+    napi_throw_range_error(env, "EINVAL", msg);
+    return -1;
+  }
+  return 1;
+}
+
+/* Read {leader, start, tag, cgroup} into s; the strings live in the caller's buffers. */
+static int session_arg(napi_env env, napi_value v, struct th_session *s, char *tag, char *cgroup) {
   memset(s, 0, sizeof *s);
   int32_t leader = 0;
   double start = 0;
-  if (napi_get_named_property(env, v, "leader", &f) == napi_ok && napi_typeof(env, f, &t) == napi_ok && t == napi_number)
-    napi_get_value_int32(env, f, &leader);
-  if (napi_get_named_property(env, v, "start", &f) == napi_ok && napi_typeof(env, f, &t) == napi_ok && t == napi_number)
-    napi_get_value_double(env, f, &start);
+  napi_value f;
+  if ((f = prop(env, v, "leader", napi_number))) napi_get_value_int32(env, f, &leader);
+  if ((f = prop(env, v, "start", napi_number))) napi_get_value_double(env, f, &start);
   s->leader = leader;
   s->start = (unsigned long long)start;
-  size_t len = 0;
-  if (napi_get_named_property(env, v, "tag", &f) == napi_ok && napi_typeof(env, f, &t) == napi_ok && t == napi_string) {
-    napi_get_value_string_utf8(env, f, tag, TH_TAG_MAX + 1, &len);
-    if (len >= TH_TAG_MAX) {
-      napi_throw_range_error(env, "EINVAL", "tag too long");
-      return -1;
-    }
-    s->tag = tag;
-  }
-  if (napi_get_named_property(env, v, "cgroup", &f) == napi_ok && napi_typeof(env, f, &t) == napi_ok && t == napi_string) {
-    napi_get_value_string_utf8(env, f, cgroup, TH_PATH_MAX + 1, &len);
-    if (len >= TH_PATH_MAX) {
-      napi_throw_range_error(env, "EINVAL", "cgroup path too long");
-      return -1;
-    }
-    s->cgroup = cgroup;
-  }
+  int has_tag = string_prop(env, v, "tag", tag, TH_TAG_MAX + 1);
+  int has_cgroup = has_tag < 0 ? -1 : string_prop(env, v, "cgroup", cgroup, TH_PATH_MAX + 1);
+  if (has_tag < 0 || has_cgroup < 0) return -1;
+  if (has_tag) s->tag = tag;
+  if (has_cgroup) s->cgroup = cgroup;
   return 0;
 }
 

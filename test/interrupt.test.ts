@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { runCli } from '../src/cli/main.js';
 import { assertNoLeaks, startTestDaemon, until, waitText, type TestDaemon } from './helpers.js';
+import { alive } from './adversarial/daemonProcess.js';
 
 let d: TestDaemon;
 before(async () => {
@@ -37,14 +38,7 @@ async function statusAfter(id: string): Promise<void> {
   await d.client.input(id, [{ text: 'echo "status=$?"' }, { key: 'Enter' }]);
 }
 
-const gone = (pid: number) => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] === 'Z';
-  } catch {
-    return true;
-  }
-};
+const gone = (pid: number) => !alive(pid);
 
 test('termhost signal ID INT ends the command running in a shell, the shell stays, and the answer names sleep', async () => {
   const { s, sleepPid } = await shellRunningSleep();
