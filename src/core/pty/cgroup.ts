@@ -41,6 +41,7 @@ function detect(): CgroupRoot | null {
     if (!mount || !own) return null;
     const home = path.join(mount, own.slice(3));
     const dir = path.join(home, `termhost.${process.pid}`);
+    if (/\s/.test(dir)) return null; // the watchdog's protocol separates fields by spaces
     removeStale(home);
     fs.mkdirSync(dir, { recursive: true });
     if (!fs.existsSync(path.join(dir, 'cgroup.kill'))) {
