@@ -22,14 +22,14 @@ after(async () => {
 /** A bash session running `sleep 88` in the foreground; returns sleep's pid once it runs. */
 async function shellRunningSleep() {
   const s = await d.client.createSession({ command: ['bash', '--norc', '--noprofile'], env: { PS1: '$ ' } });
-  await waitText(d, s.id, '$');
+  await waitText(d, s.id, '$', 30_000);
   await d.client.input(s.id, [{ text: 'sleep 88' }, { key: 'Enter' }]);
   const sleepPid = await until('sleep 88 to run', () => {
     for (const name of fs.readFileSync(`/proc/${s.pid}/task/${s.pid}/children`, 'utf8').split(' ')) {
       if (name && fs.readFileSync(`/proc/${name}/cmdline`, 'utf8') === 'sleep\x0088\x00') return Number(name);
     }
     return undefined;
-  });
+  }, 30_000);
   return { s, sleepPid };
 }
 
@@ -46,9 +46,9 @@ test('termhost signal ID INT ends the command running in a shell, the shell stay
   const code = await runCli(['signal', '--addr', d.address, '--token', d.token, s.id, 'INT'], { out: (x) => (out += x), err: (x) => (out += x) });
   assert.equal(code, 0, out);
   assert.equal(out, `SIGINT -> process group ${sleepPid} (sleep 88)\n`);
-  await until('sleep to end', () => gone(sleepPid));
+  await until('sleep to end', () => gone(sleepPid), 30_000);
   await statusAfter(s.id);
-  await waitText(d, s.id, 'status=130');
+  await waitText(d, s.id, 'status=130', 30_000);
   assert.ok(gone(sleepPid));
   assert.equal((await d.client.getSession(s.id)).exited, false, 'the shell is still there');
   await d.client.deleteSession(s.id);
@@ -59,11 +59,11 @@ test('POST /signal sends TERM and INT to the foreground group and says so; at th
   const answer = await d.client.signal(s.id, 'TERM');
   assert.deepEqual(answer.signalled, { pgid: sleepPid, leader_pid: sleepPid, command: 'sleep 88', signal: 'TERM' });
   assert.equal(answer.id, s.id, 'the rest of the answer is the session, as before');
-  await until('sleep to end', () => gone(sleepPid));
+  await until('sleep to end', () => gone(sleepPid), 30_000);
   await statusAfter(s.id);
-  await waitText(d, s.id, 'status=143');
+  await waitText(d, s.id, 'status=143', 30_000);
   // Nothing in the foreground but the shell: it gets the signal, and ignores it as an interactive shell does.
-  await until('the shell to be back in the foreground', async () => (await d.client.signal(s.id, 'INT')).signalled?.pgid === s.pid);
+  await until('the shell to be back in the foreground', async () => (await d.client.signal(s.id, 'INT')).signalled?.pgid === s.pid, 30_000);
   const info = await d.client.getSession(s.id);
   assert.equal(info.exited, false);
   await d.client.deleteSession(s.id);

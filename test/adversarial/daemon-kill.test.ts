@@ -30,7 +30,7 @@ function rssKiB(pid: number): number {
 }
 
 for (const mode of ['cgroup', 'no cgroup'] as const) {
-  test(`${mode}: kill -9 of the daemon leaves no session process alive, HUP-ignoring ones included`, { timeout: 60_000 }, async () => {
+  test(`${mode}: kill -9 of the daemon leaves no session process alive, HUP-ignoring ones included`, { timeout: 180_000 }, async () => {
     const daemon = await startDaemonProcess({ env: mode === 'cgroup' ? {} : { TERMHOST_CGROUP: 'off' } });
     try {
       const c = daemon.client;
@@ -49,36 +49,44 @@ for (const mode of ['cgroup', 'no cgroup'] as const) {
         const lines = await until('the session to print its pids', async () => {
           const l = (await c.screen(s.id)).lines.filter((x) => /^pid=\d+$/.test(x));
           return l.length > 0 && l;
-        });
+        }, 30_000);
         for (const l of lines) if (l !== 'pid=0') pids.add(Number(l.slice(4)));
       }
-      const watchdog = await until('the watchdog to run', () => watchdogOf(daemon.pid));
-      assert.deepEqual(fdsOf(watchdog), [0, 1, 2], 'the watchdog holds its pipe and /dev/null only: no session master');
+      const watchdog = await until('the watchdog to run', () => watchdogOf(daemon.pid), 30_000);
+      // Its pipe and /dev/null, and no session master. (A /proc file it reads now and then may be open for a moment.)
+      const held = fdsOf(watchdog).filter((fd) => {
+        try {
+          return !fs.readlinkSync(`/proc/${watchdog}/fd/${fd}`).startsWith('/proc/');
+        } catch {
+          return false; // closed while we looked: one of those moments
+        }
+      });
+      assert.deepEqual(held, [0, 1, 2]);
       const rss = rssKiB(watchdog);
       assert.ok(rss < 4096, `the watchdog uses ${rss} KiB`);
       console.log(`# watchdog resident memory: ${rss} KiB`);
       assert.ok([...pids].every(alive));
 
       daemon.child.kill('SIGKILL');
-      await until('every session process to be gone', () => [...pids].every((p) => !alive(p)), 20_000).catch(() => {
+      await until('every session process to be gone', () => [...pids].every((p) => !alive(p)), 30_000).catch(() => {
         assert.deepEqual([...pids].filter(alive), [], 'session processes still alive');
       });
-      await until('the watchdog to exit, its work done', () => !alive(watchdog), 10_000);
+      await until('the watchdog to exit, its work done', () => !alive(watchdog), 30_000);
     } finally {
       await daemon.stop();
     }
   });
 }
 
-test('the watchdog does not outlive a daemon that stops normally, and a daemon that never ran a session has none', { timeout: 60_000 }, async () => {
+test('the watchdog does not outlive a daemon that stops normally, and a daemon that never ran a session has none', { timeout: 180_000 }, async () => {
   const idle = await startDaemonProcess();
   assert.equal(watchdogOf(idle.pid), undefined);
   await idle.stop();
 
   const daemon = await startDaemonProcess();
   const s = await daemon.client.createSession({ command: ['sleep', '1000'] });
-  const watchdog = await until('the watchdog to run', () => watchdogOf(daemon.pid));
+  const watchdog = await until('the watchdog to run', () => watchdogOf(daemon.pid), 30_000);
   await daemon.stop(); // SIGTERM: the daemon ends its sessions itself, then exits
   assert.equal(alive(s.pid), false);
-  await until('the watchdog to exit', () => !alive(watchdog), 10_000);
+  await until('the watchdog to exit', () => !alive(watchdog), 30_000);
 });

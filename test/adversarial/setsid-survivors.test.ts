@@ -31,7 +31,7 @@ async function sessionWithPids(client: TermhostClient, command: string[], count:
       const lines = (await client.screen(s.id)).lines.filter((l) => /^pid=\d+$/.test(l));
       return lines.length >= count && lines.map((l) => Number(l.slice(4)));
     },
-    10_000,
+    30_000,
   );
   assert.ok(pids.every(alive));
   return { s, pids };
@@ -66,7 +66,7 @@ for (const mode of ['cgroup', 'no cgroup'] as const) {
     for (const pid of [s.pid, ...pids]) assert.equal(alive(pid), false, `pid ${pid} survived`);
   });
 
-  test(`${mode}: DELETE ends a double-forked daemon that ignores HUP, with SIGKILL after the 3 s grace`, { timeout: 30_000 }, async () => {
+  test(`${mode}: DELETE ends a double-forked daemon that ignores HUP, with SIGKILL after the 3 s grace`, { timeout: 60_000 }, async () => {
     const { s, pids } = await sessionWithPids(client(), DOUBLE_FORK, 2);
     const daemonPid = pids.find((p) => p !== s.pid)!;
     const started = Date.now();
@@ -90,7 +90,7 @@ test('a program that exited by itself does not take its leftovers with it until 
     'print(f"pid={pid}", flush=True)',
   ].join('\n');
   const { s, pids } = await sessionWithPids(d.client, ['python3', '-c', leave], 1);
-  await until('the shell to exit', async () => (await d.client.getSession(s.id)).exited);
+  await until('the program to exit', async () => (await d.client.getSession(s.id)).exited, 30_000);
   assert.ok(alive(pids[0]!), 'the background job outlives the program, as it would in any terminal');
   await d.client.deleteSession(s.id);
   assert.equal(alive(pids[0]!), false);

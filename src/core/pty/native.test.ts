@@ -13,7 +13,7 @@ import { native } from './native.js';
 const ADDON = fileURLToPath(new URL('../../../build/Release/termhost_native.node', import.meta.url));
 
 /** Poll a condition with a deadline (never a bare sleep). */
-async function until<T>(what: string, fn: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+async function until<T>(what: string, fn: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = fn();
@@ -25,7 +25,7 @@ async function until<T>(what: string, fn: () => T | undefined | false, timeoutMs
 
 /**
  * A node process that was handed fds 30 and 40 (inheritable, as a parent passes them), applies `mark`, then execs
- * `sleep`; the fds sleep holds are read from outside, while it sleeps. (Node itself marks the first few fds it
+ * `sleep`; the fds sleep holds are read from outside, once it sleeps (in its startup it briefly opens locale files). (Node itself marks the first few fds it
  * inherits close-on-exec at startup, 3 to about 15, but not those past a gap: hence 30 and 40.)
  */
 function fdsAfterExec(mark: string): string[] {
@@ -36,11 +36,11 @@ function fdsAfterExec(mark: string): string[] {
     if (mark === 'one') n.setCloexec(30);
     else if (mark !== 'none') n.cloexecFrom(3, mark === 'auto' ? undefined : mark);
     const c = require('child_process').spawn('sleep', ['30'], { stdio: 'ignore' });
-    const deadline = Date.now() + 10000;
+    const deadline = Date.now() + 30000;
     const look = () => {
-      let exe = '';
-      try { exe = fs.readlinkSync('/proc/' + c.pid + '/exe'); } catch {}
-      if (!exe.endsWith('/sleep') && Date.now() < deadline) return setTimeout(look, 10);
+      let wchan = '';
+      try { wchan = fs.readFileSync('/proc/' + c.pid + '/wchan', 'utf8'); } catch {}
+      if (!wchan.includes('nanosleep') && Date.now() < deadline) return setTimeout(look, 10);
       console.log(JSON.stringify(fs.readdirSync('/proc/' + c.pid + '/fd').sort((a, b) => a - b)));
       c.kill('SIGKILL');
     };
@@ -49,7 +49,7 @@ function fdsAfterExec(mark: string): string[] {
   try {
     const stdio = ['ignore', 'pipe', 'pipe', ...new Array(38).fill('ignore')];
     stdio[30] = stdio[40] = file;
-    const r = spawnSync(process.execPath, ['-e', child], { stdio, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['-e', child], { stdio, encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);
     return JSON.parse(r.stdout) as string[];
   } finally {
