@@ -26,10 +26,21 @@ export interface TestDaemon extends Daemon {
   stop(): Promise<void>;
 }
 
+/**
+ * A HOME for the programs a test starts, with no rc files: tests never depend on (or disturb) the rc files of the
+ * person or machine running them. A shell killed in the middle of a slow rc file (pyenv's rehash takes a lock file)
+ * could otherwise leave that machine's every later shell waiting.
+ */
+export function testHome(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-home-'));
+}
+
 export async function startTestDaemon(opts: DaemonOptions = {}): Promise<TestDaemon> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-test-'));
   const token = opts.token ?? crypto.randomBytes(16).toString('hex');
-  const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, ...opts });
+  const home = opts.baseEnv ? undefined : testHome();
+  const baseEnv = opts.baseEnv ?? { ...process.env, HOME: home };
+  const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, ...opts, baseEnv });
   const client = new TermhostClient({ address: daemon.address, token });
   return {
     ...daemon,
@@ -40,6 +51,7 @@ export async function startTestDaemon(opts: DaemonOptions = {}): Promise<TestDae
       client.close();
       await daemon.close();
       fs.rmSync(stateDir, { recursive: true, force: true });
+      if (home) fs.rmSync(home, { recursive: true, force: true });
     },
   };
 }

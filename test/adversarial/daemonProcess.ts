@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TermhostClient } from '../../src/client/TermhostClient.js';
-import { ROOT } from '../helpers.js';
+import { ROOT, testHome } from '../helpers.js';
 
 export interface DaemonProcess {
   child: ChildProcess;
@@ -27,7 +27,7 @@ export async function startDaemonProcess(opts: { env?: Record<string, string>; s
   const child = spawn(
     process.execPath,
     [path.join(ROOT, 'dist/cli/main.js'), 'serve', '--listen', '127.0.0.1:0', '--state-dir', stateDir, '--log-level', 'info'],
-    { env: { ...process.env, TERMHOST_TOKEN: token, ...opts.env }, stdio: opts.stdio ?? ['ignore', 'ignore', 'pipe'] },
+    { env: { ...process.env, HOME: testHome(), TERMHOST_TOKEN: token, ...opts.env }, stdio: opts.stdio ?? ['ignore', 'ignore', 'pipe'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const address = await new Promise<string>((resolve, reject) => {
