@@ -197,17 +197,21 @@ test('replay the transcript, then attach from its next_seq: no duplicates', asyn
   await d.client.deleteSession(s.id);
 });
 
-test('asciicast export parses and plays in asciinema', async () => {
-  const s = await d.client.createSession({ command: ['sh', '-c', 'echo cast-one; sleep 0.2; echo cast-two'], cols: 70, rows: 12 });
+test('asciicast export: v3 by default, with the exit status; v2 on request parses and plays in asciinema', async () => {
+  const s = await d.client.createSession({ command: ['sh', '-c', 'echo cast-one; sleep 0.2; echo cast-two; exit 3'], cols: 70, rows: 12 });
   await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });
-  const cast = await rawCast(s.id);
+  const [v3, ...v3events] = (await rawCast(s.id)).trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual([v3.version, v3.term], [3, { cols: 70, rows: 12, type: 'xterm-256color' }]);
+  assert.ok(v3events.every((e: unknown[]) => e.length === 3 && typeof e[0] === 'number' && (e[0] as number) >= 0));
+  assert.deepEqual(v3events.at(-1).slice(1), ['x', '3'], 'the last event is the exit, with its status');
+  const cast = await rawCast(s.id, '&version=2');
   const [header, ...events] = cast.trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual([header.version, header.width, header.height], [2, 70, 12]);
   assert.ok(events.every((e: unknown[]) => e.length === 3 && e[1] === 'o' && typeof e[0] === 'number'));
   assert.ok(events.map((e: unknown[]) => e[2]).join('').includes('cast-two'));
   const file = path.join(d.stateDir, 'out.cast');
   fs.writeFileSync(file, cast);
-  // asciinema wants a terminal: run it in a termhost session.
+  // asciinema wants a terminal: run it in a termhost session. Debian's asciinema is 2.x, which reads v1 and v2 only.
   for (const args of [['cat', file], ['play', '-i', '0.05', file]]) {
     const player = await d.client.createSession({ command: ['asciinema', ...args], cols: 70, rows: 12, transcript: 'off' });
     const played = await d.client.wait(player.id, { exit: true, timeout_ms: 15000 });
@@ -219,9 +223,9 @@ test('asciicast export parses and plays in asciinema', async () => {
   await d.client.deleteSession(s.id);
 });
 
-async function rawCast(id: string): Promise<string> {
+async function rawCast(id: string, query = ''): Promise<string> {
   const { rawRequest } = await import('./helpers.js');
-  const r = await rawRequest(d.address, { path: `/v1/sessions/${id}/transcript?format=asciicast`, headers: { authorization: `Bearer ${d.token}` } });
+  const r = await rawRequest(d.address, { path: `/v1/sessions/${id}/transcript?format=asciicast${query}`, headers: { authorization: `Bearer ${d.token}` } });
   assert.equal(r.status, 200);
   assert.match(String(r.headers['content-type']), /asciicast/);
   return r.text;
@@ -255,7 +259,7 @@ test('records survive kill -9 of the daemon: marked crashed, transcript readable
   await new Promise((r) => daemon.once('exit', r));
 });
 
-test('termhost transcript prints the stored text, --cast the asciicast', async () => {
+test('termhost transcript prints the stored text, --cast the asciicast (v3; --cast-version 2 for asciinema 2.x)', async () => {
   const { runCli } = await import('../src/cli/main.js');
   const s = await d.client.createSession({ command: ['sh', '-c', 'echo via-cli; echo PASSWORD=cli-secret'] });
   await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });
@@ -265,6 +269,9 @@ test('termhost transcript prints the stored text, --cast the asciicast', async (
   assert.equal(out, 'via-cli\r\nPASSWORD=[redacted secret]\r\n');
   out = '';
   assert.equal(await runCli(['transcript', '--addr', d.address, '--token', d.token, '--cast', s.id], io), 0);
+  assert.equal(JSON.parse(out.split('\n')[0]!).version, 3);
+  out = '';
+  assert.equal(await runCli(['transcript', '--addr', d.address, '--token', d.token, '--cast', '--cast-version', '2', s.id], io), 0);
   assert.equal(JSON.parse(out.split('\n')[0]!).version, 2);
   await d.client.deleteSession(s.id);
 });

@@ -9,6 +9,10 @@ import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import type { Actor, Runtime, Session } from '../core/index.js';
+import { asciicast, type CastOptions } from './asciicast.js';
+import { REDACTED, redactRecordFields, type RecordFields } from './redact.js';
+import { SCHEMA_VERSION, migrate } from './schema.js';
+import { TIME_RESOLUTION_MS, decodeTimes, type TimePair } from './timing.js';
 import type { WriterMessage } from './writer.js';
 
 export type TranscriptPolicy = 'off' | 'redacted' | 'raw';
@@ -52,8 +56,32 @@ export interface TranscriptChunk {
   seq: number;
   text: string;
   at: string;
+  /** When parts of the text arrived: (code point offset into `text`, ms after `at`) pairs; see store/timing.ts. */
+  times: TimePair[];
 }
 
+/** A stored row, for export. */
+export interface StoredRow {
+  seq: number;
+  at: number;
+  text: string;
+  bytes: number;
+  times: string | null;
+}
+
+/** An event beside the output (store/schema.ts): a resize or a marker. */
+export interface StoredEvent {
+  seq: number;
+  at: number;
+  kind: string;
+  data: string;
+}
+
+/** Marker labels for a secret-input window: only that one opened and closed, never anything of what it hid. */
+export const SECRET_MARKERS = { opened: 'secret input: output hidden', closed: 'secret input ended' } as const;
+
+/** The longest pause an asciicast export's idle limit may ask for: a day. */
+export const CAST_IDLE_LIMIT_MAX_S = 24 * 60 * 60;
 /** A page of transcript holds at most this many chunks and this much text. */
 export const PAGE_MAX_CHUNKS = 500;
 export const PAGE_MAX_BYTES = 512 * 1024;
@@ -81,20 +109,6 @@ const FREE_PAGES_MAX = 16;
 /** On shutdown the writer gets this long to finish its backlog; what is left then is lost, as in a crash. */
 const CLOSE_FLUSH_MS = 3000;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS sessions (
-  id TEXT PRIMARY KEY, command TEXT NOT NULL, cwd TEXT NOT NULL, labels TEXT NOT NULL, cols INTEGER NOT NULL,
-  rows INTEGER NOT NULL, created_at INTEGER NOT NULL, ended_at INTEGER, exit_code INTEGER, exit_signal TEXT,
-  exit_reason TEXT, last_seq INTEGER NOT NULL DEFAULT 0, created_by TEXT, transcript TEXT NOT NULL,
-  transcript_complete INTEGER NOT NULL DEFAULT 1
-);
-CREATE TABLE IF NOT EXISTS chunks (
-  session_id TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, text TEXT NOT NULL, bytes INTEGER NOT NULL,
-  PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS chunks_at ON chunks (at);
-`;
 
 interface Row {
   id: string;
@@ -129,6 +143,9 @@ export class Store {
   /** Each followed session's "hand the batch over now". */
   private readonly handovers = new Set<() => void>();
   private flushId = 0;
+  /** Records whose redacted fields are still being computed (see track). */
+  private readonly recordsPending = new Set<Promise<void>>();
+  private readonly insertEvent: Database.Statement;
   private readonly flushWaiters = new Map<number, () => void>();
   private readonly sweepTimer: NodeJS.Timeout;
 
@@ -145,7 +162,7 @@ export class Store {
     this.db.pragma('synchronous = NORMAL');
     // Deleted transcript text is overwritten, not just unlinked from the b-tree.
     this.db.pragma('secure_delete = ON');
-    this.db.exec(SCHEMA);
+    const oldRecords = migrate(this.db);
     // Sessions that were live when the daemon died did not end cleanly.
     this.db.prepare("UPDATE sessions SET ended_at = ?, exit_reason = 'crashed' WHERE ended_at IS NULL").run(this.now());
     const here = fileURLToPath(import.meta.url);
@@ -161,6 +178,8 @@ export class Store {
       if (m.t === 'page' && m.page?.length === PAGE_BYTES && this.freePages.length < FREE_PAGES_MAX) this.freePages.push(m.page);
       if (m.t === 'flushed') this.flushWaiters.get(m.id!)?.(), this.flushWaiters.delete(m.id!);
     });
+    if (oldRecords) this.post({ t: 'redactRecords', version: SCHEMA_VERSION });
+    this.insertEvent = this.db.prepare('INSERT INTO transcript_events (session_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)');
     this.sweepTimer = setInterval(() => this.sweep(), opts.sweepIntervalMs ?? 60 * 60 * 1000);
     this.sweepTimer.unref();
   }
@@ -182,7 +201,8 @@ export class Store {
     const policy: TranscriptPolicy = writes ? asked : 'off';
     this.db
       .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(s.id, JSON.stringify(s.spec.command), s.spec.cwd, JSON.stringify(s.spec.labels), s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
+      .run(s.id, '[]', '', '{}', s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
+    this.storeRecordFields(s.id, { command: s.spec.command, labels: s.spec.labels, cwd: s.spec.cwd });
     // A batch is copied, as the output arrives, into pages of PAGE_BYTES (a 4 KiB copy per PTY read), which a handover
     // transfers to the writer without copying again; the writer sends each page back once it has decoded it, for
     // reuse. Holding on to the chunks themselves until the handover would be no copy at all, but it kept thousands of
@@ -197,6 +217,16 @@ export class Store {
     let batchBytes = 0;
     let firstMs = 0;
     let lastMs = 0;
+    /**
+     * When the batch's output chunks arrived, flat (stream offset, epoch ms): one entry per chunk that came at least
+     * TIME_RESOLUTION_MS after the last entry, so a burst costs a few entries and a replay is exact to 10 ms.
+     */
+    let times: number[] = [];
+    let lastTimeMs = 0;
+    /** The next chunk gets a time of its own, however soon it comes (it follows a resize). */
+    let timeNext = false;
+    /** While a secret-input window is open: the stream offset where it opened. */
+    let windowSeq: number | undefined;
     let timer: NodeJS.Timeout | undefined;
     /** The process exited with a batch still collecting: the stream's end follows that batch. */
     let endAfterBatch = false;
@@ -215,9 +245,10 @@ export class Store {
         const data = i === pages.length - 1 ? page.subarray(0, pageUsed) : page;
         // Counted before the post: a transferred buffer reads as empty.
         const bytes = data.length;
-        this.post({ t: 'chunk', sid: s.id, seq, at: batchAt, data, raw: policy === 'raw' }, [page.buffer as ArrayBuffer]);
+        this.post({ t: 'chunk', sid: s.id, seq, data, raw: policy === 'raw', times: i === 0 ? times : undefined }, [page.buffer as ArrayBuffer]);
         seq += bytes;
       }
+      times = [];
       this.collected -= batchBytes;
       pages = [];
       pageUsed = 0;
@@ -268,6 +299,13 @@ export class Store {
           batchSeq = seq;
           batchAt = this.now();
           firstMs = now;
+          times.push(seq, batchAt);
+          lastTimeMs = now;
+          timeNext = false;
+        } else if (timeNext || now - lastTimeMs >= TIME_RESOLUTION_MS) {
+          times.push(seq, Math.round(batchAt + (now - firstMs)));
+          lastTimeMs = now;
+          timeNext = false;
         }
         lastMs = now;
         append(chunk);
@@ -277,10 +315,23 @@ export class Store {
         if (this.collected >= HANDOVER_PRESSURE_BYTES) for (const handover of this.handovers) handover();
         else timer ??= setTimeout(check, dueIn(now));
       });
-      // A secret window leaves a hole: what was held back before it is released now.
+      // A secret window leaves a hole: what was held back before it is released now. The window itself is marked
+      // where it opened and closed, and that is all a transcript keeps of it.
       s.events.on('secretStarted', () => {
         send();
         this.post({ t: 'end', sid: s.id });
+        windowSeq = s.seq;
+        this.insertEvent.run(s.id, windowSeq, this.now(), 'm', SECRET_MARKERS.opened);
+      });
+      s.events.on('secretEnded', () => {
+        windowSeq = undefined;
+        this.insertEvent.run(s.id, s.seq, this.now(), 'm', SECRET_MARKERS.closed);
+      });
+      // A resize during a window is stored at the window's start: its offset inside the window would tell how much
+      // was printed there before it.
+      s.events.on('resized', (cols, rows) => {
+        timeNext = true;
+        this.insertEvent.run(s.id, windowSeq ?? s.seq, this.now(), 'r', `${cols}x${rows}`);
       });
       s.events.on('disposed', () => {
         send();
@@ -300,18 +351,34 @@ export class Store {
     });
   }
 
+  /**
+   * A record's command line, labels and cwd reach the database only redacted, through the same scan as output. The
+   * row is written at once with empty fields (so its id is taken and its end can be recorded) and completed when the
+   * scan is done; the scan runs in promise callbacks only, so that happens before any other I/O is handled.
+   */
+  private storeRecordFields(id: string, fields: RecordFields): void {
+    const update = (f: RecordFields) => this.db.prepare('UPDATE sessions SET command = ?, labels = ?, cwd = ? WHERE id = ?').run(JSON.stringify(f.command), JSON.stringify(f.labels), f.cwd, id);
+    const pending: Promise<void> = redactRecordFields(fields)
+      .then(update, () => {
+        // The scan failed (it should not): store nothing of the values rather than something unscanned.
+        update({ command: fields.command.map(() => REDACTED), labels: Object.fromEntries(Object.keys(fields.labels).map((k) => [k, REDACTED])), cwd: REDACTED });
+      })
+      .then(() => void this.recordsPending.delete(pending));
+    this.recordsPending.add(pending);
+  }
+
   private post(m: WriterMessage, transfer: ArrayBuffer[] = []): void {
     this.worker.postMessage(m, transfer);
   }
 
   /** Resolves once everything sent so far is on disk. */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
     for (const handover of this.handovers) handover();
     const id = ++this.flushId;
-    return new Promise((resolve) => {
+    await Promise.all([...this.recordsPending, new Promise<void>((resolve) => {
       this.flushWaiters.set(id, resolve);
       this.post({ t: 'flush', id });
-    });
+    })]);
   }
 
   record(id: string): SessionRecord | undefined {
@@ -327,12 +394,7 @@ export class Store {
   /** Chunks from `fromSeq` on, at most `limit` chunks and PAGE_MAX_BYTES of text. */
   page(id: string, fromSeq: number, limit: number): { chunks: TranscriptChunk[]; last_seq: number | null; next_seq: number; has_more: boolean; total: number } {
     const max = Math.min(limit, PAGE_MAX_CHUNKS);
-    const rows = this.db.prepare('SELECT seq, at, text, bytes FROM chunks WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?').all(id, fromSeq, max + 1) as Array<{
-      seq: number;
-      at: number;
-      text: string;
-      bytes: number;
-    }>;
+    const rows = this.db.prepare('SELECT seq, at, text, bytes, times FROM chunks WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?').all(id, fromSeq, max + 1) as StoredRow[];
     let end = fromSeq;
     const chunks: TranscriptChunk[] = [];
     let bytes = 0;
@@ -340,32 +402,37 @@ export class Store {
       const size = Buffer.byteLength(r.text);
       if (chunks.length > 0 && bytes + size > PAGE_MAX_BYTES) break;
       bytes += size;
-      chunks.push({ seq: r.seq, text: r.text, at: new Date(r.at).toISOString() });
+      chunks.push({ seq: r.seq, text: r.text, at: new Date(r.at).toISOString(), times: decodeTimes(r.times) });
       end = r.seq + r.bytes;
     }
     const total = (this.db.prepare('SELECT COUNT(*) AS n FROM chunks WHERE session_id = ?').get(id) as { n: number }).n;
     return { chunks, last_seq: chunks.length > 0 ? end - 1 : null, next_seq: end, has_more: rows.length > chunks.length, total };
   }
 
-  /** Every chunk of a session, in order (for export). */
-  *allChunks(id: string): Generator<{ seq: number; at: number; text: string }> {
-    yield* this.db.prepare('SELECT seq, at, text FROM chunks WHERE session_id = ? ORDER BY seq').iterate(id) as Iterable<{ seq: number; at: number; text: string }>;
+  /** The whole transcript of a record as an asciicast file (store/asciicast.ts). */
+  asciicast(record: SessionRecord, opts: CastOptions): string {
+    const rows = this.db.prepare('SELECT seq, at, text, bytes, times FROM chunks WHERE session_id = ? ORDER BY seq').all(record.id) as StoredRow[];
+    const events = this.db.prepare('SELECT seq, at, kind, data FROM transcript_events WHERE session_id = ? ORDER BY seq, at').all(record.id) as StoredEvent[];
+    return asciicast(record, rows, events, opts);
   }
 
   /** Delete a record and its transcript. */
   purge(id: string): boolean {
     this.post({ t: 'purge', sid: id });
     this.db.prepare('DELETE FROM chunks WHERE session_id = ?').run(id);
+    this.db.prepare('DELETE FROM transcript_events WHERE session_id = ?').run(id);
     const gone = this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes > 0;
     // Fold the write-ahead log back into the (securely deleted) database so no copy of the text stays in it.
     this.db.pragma('wal_checkpoint(TRUNCATE)');
     return gone;
   }
 
-  /** Delete chunks older than the retention; returns how many went. */
+  /** Delete chunks (and the events beside them) older than the retention; returns how many chunks went. */
   sweep(): number {
     if (this.retentionDays < 0) return 0;
-    return this.db.prepare('DELETE FROM chunks WHERE at < ?').run(this.now() - this.retentionDays * DAY_MS).changes;
+    const before = this.now() - this.retentionDays * DAY_MS;
+    this.db.prepare('DELETE FROM transcript_events WHERE at < ?').run(before);
+    return this.db.prepare('DELETE FROM chunks WHERE at < ?').run(before).changes;
   }
 
   async close(): Promise<void> {
