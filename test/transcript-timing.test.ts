@@ -40,12 +40,13 @@ const STEP_S = 0.4;
 const TOLERANCE_S = 0.02;
 /**
  * A progress bar: a step every 0.4 s, at absolute deadlines so steps do not drift, each printed with the program's own
- * clock (so a check can tell the machine's lateness from the recording's).
+ * clock (so a check can tell the machine's lateness from the recording's). It starts after a line of its own and a
+ * pause, as a build's progress bar does, so the first step is not the daemon's first read of a cold session.
  */
 const PROGRESS = [
   'python3',
   '-c',
-  "import sys, time\nt0 = time.monotonic()\nfor i in range(6):\n    t = t0 + 0.4 * i\n    while time.monotonic() < t: time.sleep(t - time.monotonic())\n    sys.stdout.write('\\r[%-5s] step %d @%.4f' % ('#' * i, i, time.monotonic() - t0)); sys.stdout.flush()\nprint()",
+  "import sys, time\nprint('working', flush=True)\nt0 = time.monotonic() + 0.3\nfor i in range(6):\n    t = t0 + 0.4 * i\n    while time.monotonic() < t: time.sleep(max(0, t - time.monotonic()))\n    sys.stdout.write('\\r[%-5s] step %d @%.4f' % ('#' * i, i, time.monotonic() - t0)); sys.stdout.flush()\nprint()",
 ];
 
 /** When each "step N @T" first shows in `events`, and the program's own T. */
