@@ -60,48 +60,87 @@ function steps(events: Array<{ t: number; data: string }>): Array<{ at: number; 
   return out;
 }
 
-function assertSteps(found: Array<{ at: number; own: number }>, where: string): void {
+/**
+ * Runs `fn` while a 5 ms timer watches this process's event loop (the daemon's: it runs in the test process), and
+ * returns how late the timer came at worst. A late timer means the process was not given the CPU (other test runs
+ * share the machine), and a PTY read that came then was timed late by as much: a delay the recording cannot avoid.
+ */
+async function watched<T>(fn: () => Promise<T>): Promise<{ value: T; lateMs: number }> {
+  const TICK_MS = 5;
+  let last = performance.now();
+  let lateMs = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    lateMs = Math.max(lateMs, now - last - TICK_MS);
+    last = now;
+  }, TICK_MS);
+  try {
+    return { value: await fn(), lateMs };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Up to three tries, for one on which the machine kept the process waiting for the CPU no more than 5 ms. */
+async function onTime<T>(fn: () => Promise<T>): Promise<{ value: T; lateS: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const { value, lateMs } = await watched(fn);
+    if (lateMs <= 5 || attempt === 3) return { value, lateS: Math.max(0, lateMs) / 1000 };
+  }
+}
+
+function assertSteps(found: Array<{ at: number; own: number }>, where: string, lateS = 0): void {
   assert.equal(found.length, 6, `${where}: six steps`);
+  // A step is 0.4 s +- 20 ms, plus what the machine measurably withheld from the process (see watched).
+  const tolerance = TOLERANCE_S + lateS;
   for (let i = 1; i < found.length; i++) {
     const step = found[i]!.at - found[i - 1]!.at;
     const own = found[i]!.own - found[i - 1]!.own;
     // Against the program's own clock (what the recording controls) and against the nominal 0.4 s step.
-    assert.ok(Math.abs(step - own) <= TOLERANCE_S, `${where}: step ${i} took ${step.toFixed(3)} s, the program's ${own.toFixed(3)} s`);
-    assert.ok(Math.abs(step - STEP_S) <= TOLERANCE_S + Math.abs(own - STEP_S), `${where}: step ${i} took ${step.toFixed(3)} s`);
+    const why = `${where}: step ${i} took ${step.toFixed(3)} s, the program's ${own.toFixed(3)} s (the process was kept waiting up to ${(lateS * 1000).toFixed(0)} ms)`;
+    assert.ok(Math.abs(step - own) <= tolerance, why);
+    assert.ok(Math.abs(step - STEP_S) <= tolerance + Math.abs(own - STEP_S), why);
   }
 }
 
 test('a progress bar at 0.4 s steps replays in 0.4 s steps: in the exported file and in asciinema', async () => {
-  const s = await d.client.createSession({ command: PROGRESS, cols: 60, rows: 5 });
-  await d.client.wait(s.id, { exit: true, timeout_ms: 15000 });
-  const v3 = await cast(s.id);
+  const recorded = await onTime(async () => {
+    const s = await d.client.createSession({ command: PROGRESS, cols: 60, rows: 5 });
+    await d.client.wait(s.id, { exit: true, timeout_ms: 15000 });
+    return s.id;
+  });
+  const id = recorded.value;
+  const v3 = await cast(id);
   assert.equal(v3.header.version, 3);
-  assertSteps(steps(absolute(v3.events).filter((e) => e.code === 'o')), 'v3 file');
-  const v2 = await cast(s.id, '&version=2');
-  assertSteps(steps(v2.events.map(([t, , data]) => ({ t, data }))), 'v2 file');
+  assertSteps(steps(absolute(v3.events).filter((e) => e.code === 'o')), 'v3 file', recorded.lateS);
+  const v2 = await cast(id, '&version=2');
+  assertSteps(steps(v2.events.map(([t, , data]) => ({ t, data }))), 'v2 file', recorded.lateS);
   // The JSON pages carry the same times.
-  const page = await d.client.transcript(s.id);
+  const page = await d.client.transcript(id);
   assert.ok(page.chunks.some((c) => c.times.length > 0), 'chunks carry their times');
 
   // Debian's asciinema (2.x) plays the v2 file in a session of its own; its output is timed as it arrives.
   const file = path.join(d.stateDir, 'progress.cast');
   const { rawRequest } = await import('./helpers.js');
-  fs.writeFileSync(file, (await rawRequest(d.address, { path: `/v1/sessions/${s.id}/transcript?format=asciicast&version=2`, headers: { authorization: `Bearer ${d.token}` } })).text);
-  const player = await d.client.createSession({ command: ['sh', '-c', `read go; exec asciinema play ${file}`], cols: 60, rows: 5, transcript: 'off' });
-  const conn = attachTo(d, player.id, { bearer: d.token, role: 'viewer' });
-  await nextMatching(conn, 'hello');
-  await d.client.input(player.id, [{ key: 'Enter' }]);
-  const seen: Array<{ t: number; data: string }> = [];
-  for (;;) {
-    const ev = await nextMatching(conn, 'stdout', 15000).catch(() => undefined);
-    if (!ev) break;
-    seen.push({ t: performance.now() / 1000, data: ev.data.toString() });
-    if (steps(seen).length === 6) break;
-  }
-  conn.close();
-  assertSteps(steps(seen), 'asciinema play');
-  await d.client.deleteSession(player.id);
-  await d.client.deleteSession(s.id);
+  fs.writeFileSync(file, (await rawRequest(d.address, { path: `/v1/sessions/${id}/transcript?format=asciicast&version=2`, headers: { authorization: `Bearer ${d.token}` } })).text);
+  const played = await onTime(async () => {
+    const player = await d.client.createSession({ command: ['sh', '-c', `read go; exec asciinema play ${file}`], cols: 60, rows: 5, transcript: 'off' });
+    const conn = attachTo(d, player.id, { bearer: d.token, role: 'viewer' });
+    await nextMatching(conn, 'hello');
+    await d.client.input(player.id, [{ key: 'Enter' }]);
+    const seen: Array<{ t: number; data: string }> = [];
+    for (;;) {
+      const ev = await nextMatching(conn, 'stdout', 15000).catch(() => undefined);
+      if (!ev) break;
+      seen.push({ t: performance.now() / 1000, data: ev.data.toString() });
+      if (steps(seen).length === 6) break;
+    }
+    conn.close();
+    await d.client.deleteSession(player.id);
+    return seen;
+  });
+  assertSteps(steps(played.value), 'asciinema play', played.lateS);
+  await d.client.deleteSession(id);
 });
 
 test('resizes are recorded where they happened, as "r" events in both versions', async () => {
