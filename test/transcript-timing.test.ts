@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { type TermhostError } from '../src/client/TermhostClient.js';
-import { assertNoLeaks, attachTo, nextMatching, startTestDaemon, until, waitText, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, attachTo, databaseBytes, endSecretWindow, nextMatching, startTestDaemon, until, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
 before(async () => {
@@ -209,15 +208,7 @@ test('a secret-input window leaves no rhythm behind: no stored time inside it, a
   }
   await d.client.resize(s.id, 90, 20);
   conn.sendStdin('\r');
-  for (let i = 0; ; i++) {
-    try {
-      await d.client.secretAction(s.id, 'end');
-      break;
-    } catch (e) {
-      if ((e as TermhostError).code !== 'secret_input_settling' || i > 100) throw e;
-      await new Promise((r) => setTimeout(r, 60));
-    }
-  }
+  await endSecretWindow(d.client, s.id);
   const closed = Date.now();
   await waitText(d, s.id, 'got 6');
   conn.close();
@@ -275,8 +266,7 @@ test('an old termhost.db opens and reads; its records are redacted in the backgr
     const rec = (await other.client.getSession('old1')) as unknown as { command: string[]; labels: Record<string, string> };
     assert.deepEqual(rec.command, ['sh', '-c', "curl -H 'Authorization: Bearer [redacted secret]' x"]);
     assert.deepEqual(rec.labels, { pw: 'k ghp_[redacted secret]' });
-    const bytes = Buffer.concat(['termhost.db', 'termhost.db-wal'].map((f) => path.join(state, f)).filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
-    assert.ok(!bytes.includes(token.slice(4)), 'the old text is gone from the file');
+    assert.ok(!databaseBytes(state).includes(token.slice(4)), 'the old text is gone from the file');
   } finally {
     await other.stop();
   }

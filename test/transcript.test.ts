@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { TermhostClient, TermhostError } from '../src/client/TermhostClient.js';
 import { Runtime } from '../src/core/index.js';
 import { Store } from '../src/store/Store.js';
-import { assertNoLeaks, attachTo, nextMatching, ROOT, startTestDaemon, until, waitText, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, attachTo, databaseBytes, endSecretWindow, nextMatching, ROOT, startTestDaemon, until, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
 before(async () => {
@@ -68,12 +68,8 @@ test('secrets are redacted before they reach the database, split and colour-wrap
   assert.ok(text.includes('https://bob:[redacted secret]@host.example'));
   for (const secret of [gh.slice(4, 24), 'hunter2deploy', 'pa55w0rd']) assert.ok(!text.includes(secret), `${secret} stored`);
   await d.store.flush();
-  for (const f of ['termhost.db', 'termhost.db-wal']) {
-    const file = path.join(d.stateDir, f);
-    if (!fs.existsSync(file)) continue;
-    const bytes = fs.readFileSync(file);
-    for (const secret of [gh.slice(4, 24), 'hunter2deploy', 'pa55w0rd']) assert.ok(!bytes.includes(secret), `${secret} in ${f}`);
-  }
+  const bytes = databaseBytes(d.stateDir);
+  for (const secret of [gh.slice(4, 24), 'hunter2deploy', 'pa55w0rd']) assert.ok(!bytes.includes(secret), `${secret} in termhost.db`);
   await d.client.deleteSession(s.id);
 });
 
@@ -87,15 +83,7 @@ test("a secret-input window's bytes never reach the database file", async () => 
   const before = (d.manager.get(s.id) as { value: { seq: number } }).value.seq;
   conn.sendStdin('zebra-crossing-42\r');
   await until('the echo', () => (d.manager.get(s.id) as { value: { seq: number } }).value.seq > before);
-  for (let i = 0; ; i++) {
-    try {
-      await d.client.secretAction(s.id, 'end');
-      break;
-    } catch (e) {
-      if ((e as TermhostError).code !== 'secret_input_settling' || i > 100) throw e;
-      await new Promise((r) => setTimeout(r, 60));
-    }
-  }
+  await endSecretWindow(d.client, s.id);
   await waitText(d, s.id, 'done 17');
   conn.close();
   await d.client.deleteSession(s.id, 'KILL');
@@ -103,10 +91,7 @@ test("a secret-input window's bytes never reach the database file", async () => 
   const { text } = await fullText(d.client, s.id);
   assert.ok(text.includes('Secret word:'));
   assert.ok(!text.includes('zebra'));
-  for (const f of ['termhost.db', 'termhost.db-wal']) {
-    const file = path.join(d.stateDir, f);
-    if (fs.existsSync(file)) assert.ok(!fs.readFileSync(file).includes('zebra-crossing'), f);
-  }
+  assert.ok(!databaseBytes(d.stateDir).includes('zebra-crossing'), 'in termhost.db');
 });
 
 test('records outlive the session: live:false, listed with include=ended, purge removes everything', async () => {

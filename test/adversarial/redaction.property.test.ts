@@ -20,7 +20,7 @@ import { Runtime, type Session } from '../../src/core/index.js';
 import { Emitter } from '../../src/core/events/Emitter.js';
 import type { ResolvedSpec, SessionEvents } from '../../src/core/session/types.js';
 import { Store } from '../../src/store/Store.js';
-import { assertNoLeaks, startTestDaemon, type TestDaemon } from '../helpers.js';
+import { assertNoLeaks, databaseBytes, startTestDaemon, type TestDaemon } from '../helpers.js';
 
 const { Terminal } = xtermHeadless;
 
@@ -138,10 +138,6 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function dbBytes(stateDir: string): Buffer {
-  return Buffer.concat(['termhost.db', 'termhost.db-wal'].map((f) => path.join(stateDir, f)).filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
-}
-
 function assertHidden(c: Case, where: string, haystack: string | Buffer): void {
   for (const p of pieces(c.secret.hidden)) assert.ok(!haystack.includes(p), `${c.secret.kind}: ${JSON.stringify(p)} ${where}`);
 }
@@ -167,7 +163,7 @@ test('random byte splits of known secrets across PTY reads: always redacted on d
           next += r.bytes;
         }
         assert.equal(next, bytes.length, 'the whole stream is accounted for');
-        assertHidden(c, 'is in termhost.db', dbBytes(dir));
+        assertHidden(c, 'is in termhost.db', databaseBytes(dir));
         assertHidden(c, 'shows in a replay of the stored transcript', await replayed(rows.map((r) => r.text).join('')));
       } finally {
         // Purged (overwritten on disk) so that a failing case leaves nothing for the next one to find.
@@ -194,7 +190,7 @@ test('the same property end to end: a real program prints the reads in a real da
           const done = await d.client.wait(s.id, { exit: true, timeout_ms: 20000 });
           assert.equal(done.screen.exit_code, 0, done.screen.lines.join('\n'));
           await d.store.flush();
-          assertHidden(c, 'is in termhost.db', dbBytes(d.stateDir));
+          assertHidden(c, 'is in termhost.db', databaseBytes(d.stateDir));
           const stored = (await d.client.transcript(s.id)).chunks.map((ch) => ch.text).join('');
           assertHidden(c, 'shows in a replay of the stored transcript', await replayed(stored));
         } finally {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { assertNoLeaks, startTestDaemon, type TestDaemon } from '../helpers.js';
+import { assertNoLeaks, databaseBytes, startTestDaemon, type TestDaemon } from '../helpers.js';
 
 let d: TestDaemon;
 before(async () => {
@@ -24,11 +24,10 @@ after(async () => {
 const GHP = 'ghp_' + 'Q7cLw2Rk9VbN4mXp8TzY3sHd6FgJ1aUe5WqK';
 const GHP_BODY = GHP.slice(4);
 
-/** The state dir's database files, as bytes: what an attacker with the file would read. */
+/** The database files once everything is written, as bytes: what an attacker with the file would read. */
 async function onDisk(): Promise<Buffer> {
   await d.store.flush();
-  const files = ['termhost.db', 'termhost.db-wal'].map((f) => path.join(d.stateDir, f)).filter((f) => fs.existsSync(f));
-  return Buffer.concat(files.map((f) => fs.readFileSync(f)));
+  return databaseBytes(d.stateDir);
 }
 
 function assertNotOnDisk(bytes: Buffer, secrets: string[]): void {
