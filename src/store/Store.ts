@@ -8,14 +8,14 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Actor, Runtime, Session } from '../core/index.js';
+import type { Runtime, Session } from '../core/index.js';
 import { asciicast, type CastOptions } from './asciicast.js';
-import { REDACTED, redactRecordFields, type RecordFields } from './redact.js';
+import { toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { TIME_RESOLUTION_MS, decodeTimes, type TimePair } from './timing.js';
 import type { WriterMessage } from './writer.js';
 
-export type TranscriptPolicy = 'off' | 'redacted' | 'raw';
+export type { SessionRecord, TranscriptPolicy };
 
 export interface StoreOptions {
   stateDir: string;
@@ -31,25 +31,6 @@ export interface StoreOptions {
   /** How often old chunks are swept. */
   sweepIntervalMs?: number;
   now?: () => number;
-}
-
-export interface SessionRecord {
-  id: string;
-  live: false;
-  command: string[];
-  cwd: string;
-  labels: Record<string, string>;
-  cols: number;
-  rows: number;
-  created_at: string;
-  ended_at: string | null;
-  exit_code: number | null;
-  exit_signal: string | null;
-  exit_reason: string | null;
-  last_seq: number;
-  created_by: Actor | null;
-  transcript: TranscriptPolicy;
-  transcript_complete: boolean;
 }
 
 export interface TranscriptChunk {
@@ -109,24 +90,6 @@ const FREE_PAGES_MAX = 16;
 /** On shutdown the writer gets this long to finish its backlog; what is left then is lost, as in a crash. */
 const CLOSE_FLUSH_MS = 3000;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-interface Row {
-  id: string;
-  command: string;
-  cwd: string;
-  labels: string;
-  cols: number;
-  rows: number;
-  created_at: number;
-  ended_at: number | null;
-  exit_code: number | null;
-  exit_signal: string | null;
-  exit_reason: string | null;
-  last_seq: number;
-  created_by: string | null;
-  transcript: TranscriptPolicy;
-  transcript_complete: number;
-}
 
 export class Store {
   readonly db: Database.Database;
@@ -202,7 +165,8 @@ export class Store {
     this.db
       .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(s.id, '[]', '', '{}', s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
-    this.storeRecordFields(s.id, { command: s.spec.command, labels: s.spec.labels, cwd: s.spec.cwd });
+    const fields = writeRecordFields(this.db, s.id, { command: s.spec.command, labels: s.spec.labels, cwd: s.spec.cwd }).then(() => void this.recordsPending.delete(fields));
+    this.recordsPending.add(fields);
     // A batch is copied, as the output arrives, into pages of PAGE_BYTES (a 4 KiB copy per PTY read), which a handover
     // transfers to the writer without copying again; the writer sends each page back once it has decoded it, for
     // reuse. Holding on to the chunks themselves until the handover would be no copy at all, but it kept thousands of
@@ -351,22 +315,6 @@ export class Store {
     });
   }
 
-  /**
-   * A record's command line, labels and cwd reach the database only redacted, through the same scan as output. The
-   * row is written at once with empty fields (so its id is taken and its end can be recorded) and completed when the
-   * scan is done; the scan runs in promise callbacks only, so that happens before any other I/O is handled.
-   */
-  private storeRecordFields(id: string, fields: RecordFields): void {
-    const update = (f: RecordFields) => this.db.prepare('UPDATE sessions SET command = ?, labels = ?, cwd = ? WHERE id = ?').run(JSON.stringify(f.command), JSON.stringify(f.labels), f.cwd, id);
-    const pending: Promise<void> = redactRecordFields(fields)
-      .then(update, () => {
-        // The scan failed (it should not): store nothing of the values rather than something unscanned.
-        update({ command: fields.command.map(() => REDACTED), labels: Object.fromEntries(Object.keys(fields.labels).map((k) => [k, REDACTED])), cwd: REDACTED });
-      })
-      .then(() => void this.recordsPending.delete(pending));
-    this.recordsPending.add(pending);
-  }
-
   private post(m: WriterMessage, transfer: ArrayBuffer[] = []): void {
     this.worker.postMessage(m, transfer);
   }
@@ -382,13 +330,13 @@ export class Store {
   }
 
   record(id: string): SessionRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+    const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as RecordRow | undefined;
     return row && toRecord(row);
   }
 
   /** Records of sessions that are no longer live, newest first. */
   records(exclude: ReadonlySet<string>): SessionRecord[] {
-    return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at DESC LIMIT 1000').all() as Row[]).filter((r) => !exclude.has(r.id)).map(toRecord);
+    return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at DESC LIMIT 1000').all() as RecordRow[]).filter((r) => !exclude.has(r.id)).map(toRecord);
   }
 
   /** Chunks from `fromSeq` on, at most `limit` chunks and PAGE_MAX_BYTES of text. */
@@ -443,25 +391,4 @@ export class Store {
     await this.worker.terminate();
     this.db.close();
   }
-}
-
-function toRecord(r: Row): SessionRecord {
-  return {
-    id: r.id,
-    live: false,
-    command: JSON.parse(r.command) as string[],
-    cwd: r.cwd,
-    labels: JSON.parse(r.labels) as Record<string, string>,
-    cols: r.cols,
-    rows: r.rows,
-    created_at: new Date(r.created_at).toISOString(),
-    ended_at: r.ended_at === null ? null : new Date(r.ended_at).toISOString(),
-    exit_code: r.exit_code,
-    exit_signal: r.exit_signal,
-    exit_reason: r.exit_reason,
-    last_seq: r.last_seq,
-    created_by: r.created_by ? (JSON.parse(r.created_by) as Actor) : null,
-    transcript: r.transcript,
-    transcript_complete: r.transcript_complete === 1,
-  };
 }
