@@ -1,7 +1,9 @@
 /**
  * Session records and transcripts in SQLite (<state dir>/termhost.db). The store is an edge: it listens to the
- * runtime's sessions, and the runtime does not know it exists. Records are written here, synchronously and rarely;
- * output goes to a worker thread that redacts and writes it in batches (store/writer.ts).
+ * runtime's sessions, and the runtime does not know it exists. Records are written here, rarely, their command line,
+ * labels and cwd redacted first (store/records.ts); so are the events beside the output (resizes, secret-window
+ * markers). Output, with the times its chunks arrived, goes to a worker thread that redacts and writes it in batches
+ * (store/writer.ts). Tables and migrations: store/schema.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
