@@ -170,10 +170,10 @@ test('the exit event carries the exit status, 128 + the signal for a killed prog
 });
 
 test('--idle-limit caps pauses, in the route and in termhost transcript', async () => {
-  const s = await d.client.createSession({ command: ['sh', '-c', 'echo first; sleep 1.2; echo second'] });
+  const s = await d.client.createSession({ command: ['sh', '-c', 'echo first; sleep 1.5; echo second'] });
   await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });
   const gap = (events: Event[]) => absolute(events).find((e) => e.data.includes('second'))!.t - absolute(events).find((e) => e.data.includes('first'))!.t;
-  assert.ok(gap((await cast(s.id)).events) > 1.1, 'the pause as it was');
+  assert.ok(gap((await cast(s.id)).events) > 1, 'the pause as it was');
   const capped = await cast(s.id, '&idle_limit=0.3');
   assert.equal(capped.header.idle_time_limit, 0.3);
   assert.ok(Math.abs(gap(capped.events) - 0.3) < 0.001, `capped: ${gap(capped.events)}`);
