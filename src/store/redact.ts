@@ -263,8 +263,8 @@ export class StreamRedactor {
   private safeCut(p: Projection, windowLength: number): number {
     const ctx = windowLength - this.held.length;
     const vis = p.scan;
-    // An unterminated private key is held from its BEGIN line, up to MAX_PEM_CHARS. (Searched forwards: V8's
-    // lastIndexOf compares at every position, and cost as much as all of termhost's own patterns together.)
+    // An unterminated private key is held from its BEGIN line, up to MAX_PEM_CHARS. (Searched forwards: on a 32 K
+    // row of log lines V8's lastIndexOf took 50 µs, indexOf 28.)
     let pem = -1;
     for (let i = vis.indexOf(PEM_BEGIN); i >= 0 && i + PEM_BEGIN.length <= p.visibleEnd; i = vis.indexOf(PEM_BEGIN, i + 1)) pem = i;
     if (pem >= 0 && origin(p, pem) >= ctx && !PEM_END.test(vis.slice(pem, p.visibleEnd)) && windowLength - origin(p, pem) < MAX_PEM_CHARS) {
