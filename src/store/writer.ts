@@ -184,7 +184,9 @@ async function releaseOne(sid: string, s: Stream, rows: Array<Row>, text: string
   s.pos += out.bytes;
 }
 
-const recordIds = db.prepare('SELECT id, command, labels, cwd FROM sessions');
+/** Old records are redacted this many at a time, so a database with many does not sit in memory whole. */
+const RECORDS_PER_PAGE = 500;
+const recordPage = db.prepare('SELECT rowid, id, command, labels, cwd FROM sessions WHERE rowid > ? ORDER BY rowid LIMIT ?');
 const updateRecord = db.prepare('UPDATE sessions SET command = ?, labels = ?, cwd = ? WHERE id = ?');
 
 /**
@@ -193,11 +195,15 @@ const updateRecord = db.prepare('UPDATE sessions SET command = ?, labels = ?, cw
  * so records written meanwhile, already redacted, are left as they are; a crash before the end means it runs again.
  */
 async function redactOldRecords(version: number): Promise<void> {
-  const all = recordIds.all() as Array<{ id: string; command: string; labels: string; cwd: string }>;
-  for (const r of all) {
-    const before = { command: JSON.parse(r.command) as string[], labels: JSON.parse(r.labels) as Record<string, string>, cwd: r.cwd };
-    const after = await redactRecordFields(before);
-    if (JSON.stringify(after) !== JSON.stringify(before)) updateRecord.run(JSON.stringify(after.command), JSON.stringify(after.labels), after.cwd, r.id);
+  for (let after = 0; ; ) {
+    const page = recordPage.all(after, RECORDS_PER_PAGE) as Array<{ rowid: number; id: string; command: string; labels: string; cwd: string }>;
+    for (const r of page) {
+      const before = { command: JSON.parse(r.command) as string[], labels: JSON.parse(r.labels) as Record<string, string>, cwd: r.cwd };
+      const redacted = await redactRecordFields(before);
+      if (JSON.stringify(redacted) !== JSON.stringify(before)) updateRecord.run(JSON.stringify(redacted.command), JSON.stringify(redacted.labels), redacted.cwd, r.id);
+    }
+    if (page.length < RECORDS_PER_PAGE) break;
+    after = page[page.length - 1]!.rowid;
   }
   db.pragma(`user_version = ${version}`);
   // The old text is overwritten in the database (secure_delete); fold the log back in so no copy stays there either.
