@@ -20,26 +20,45 @@
 const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
 
 /**
- * One token the picture leaves out. Linear: every repeated class is followed by a disjoint one or by the end.
+ * One token the picture leaves out. Linear: every repeated class is followed by a disjoint one or by the end. No
+ * capture groups (they cost an allocation per match, and a redraw has a match every few characters): what kind of
+ * token it is, is read from its first characters.
  * 1. CSI: parameters (C0 controls in them are executed, not drawn, and do not end it; CAN and SUB end it), intermediates,
  *    a final byte when one has arrived.
- * 2. A string sequence: group 1 is its introducer, group 2 its payload, then its terminator when one has arrived.
- * 3. Any other ESC sequence (charset selection, `ESC 7`, `ESC #8`, ...), or a lone ESC.
+ * 2. A string sequence (OSC, DCS, SOS, PM, APC): its introducer, its payload, its terminator when one has arrived.
+ * 3. Any other ESC sequence (charset selection, `ESC 7`, `ESC =`, ...), or a lone ESC.
  * 4. A single control character.
  */
 const TOKEN =
-  /(?:\x1b\[|\x9b)[0-?\x00-\x08\x0e-\x17\x19\x1c-\x1f]*[ -/]*[@-~\x18\x1a]?|(\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])([^\x07\x18\x1a\x1b\x9c]*)(\x07|\x1b\\|\x9c|[\x18\x1a])?|\x1b[ -/]*[0-~]?|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
+  /(?:\x1b\[|\x9b)[0-?\x00-\x08\x0e-\x17\x19\x1c-\x1f]*[ -/]*[@-~\x18\x1a]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x18\x1a\x1b\x9c]*(?:\x07|\x1b\\|\x9c|[\x18\x1a])?|\x1b[ -/]*[0-~]?|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
 
 /** Controls that move the cursor to the next line: they separate words like LF does. */
 const LINE_BREAKS = new Set([0x0b, 0x0c, 0x84, 0x85]);
 /** An OSC's leading number and its semicolon: `0;title`, `8;params;uri`. */
 const OSC_NUMBER = /^\d*;/;
 
+/** The length of a string sequence's introducer at the start of `tok` (0: not a string sequence), and whether it is an OSC. */
+function stringIntroducer(tok: string): { length: number; osc: boolean } {
+  const c0 = tok.charCodeAt(0);
+  if (c0 === 0x1b) {
+    const c1 = tok.charCodeAt(1);
+    return { length: c1 === 0x5d || c1 === 0x50 || c1 === 0x58 || c1 === 0x5e || c1 === 0x5f ? 2 : 0, osc: c1 === 0x5d };
+  }
+  return { length: c0 === 0x90 || c0 === 0x98 || (c0 >= 0x9d && c0 <= 0x9f) ? 1 : 0, osc: c0 === 0x9d };
+}
+
+/** The length of a string sequence's terminator at the end of `tok` (its payload holds none of these characters). */
+function terminatorLength(tok: string): number {
+  const last = tok.charCodeAt(tok.length - 1);
+  if (last === 0x07 || last === 0x9c || last === 0x18 || last === 0x1a) return 1;
+  return last === 0x5c && tok.charCodeAt(tok.length - 2) === 0x1b ? 2 : 0;
+}
+
 export interface Projection {
   /** The text to match on: the visible text, then each string sequence's payload after a line break. */
   scan: string;
   /** `scan` index -> original index (one past the end at `scan.length`); null when the projection is the text itself. */
-  map: number[] | null;
+  map: Int32Array | null;
   /** `scan.slice(0, visibleEnd)` is the visible text; string payloads follow. */
   visibleEnd: number;
   /**
@@ -52,31 +71,36 @@ export interface Projection {
 export function project(text: string): Projection {
   // Most output has no escapes and no controls: the projection is the text itself.
   if (!CONTROL.test(text)) return { scan: text, map: null, visibleEnd: text.length, openPayload: -1 };
-  let plain = '';
-  const map: number[] = [];
+  const pieces: string[] = [];
+  // Visible characters are at most all of them, plus the sentinel; payloads are collected apart (they are rare).
+  let map = new Int32Array(text.length + 1);
+  let n = 0;
   let side = '';
   const sideMap: number[] = [];
   let openSide = -1;
   let last = 0;
   TOKEN.lastIndex = 0;
-  for (const m of text.matchAll(TOKEN)) {
+  for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
     const at = m.index;
-    for (let i = last; i < at; i++) map.push(i);
-    plain += text.slice(last, at);
-    last = at + m[0].length;
-    if (m[0].length === 1) {
-      if (LINE_BREAKS.has(m[0].charCodeAt(0))) {
-        plain += '\n';
-        map.push(at);
+    const tok = m[0];
+    if (at > last) {
+      pieces.push(text.slice(last, at));
+      for (let i = last; i < at; i++) map[n++] = i;
+    }
+    last = at + tok.length;
+    if (tok.length === 1) {
+      if (LINE_BREAKS.has(tok.charCodeAt(0))) {
+        pieces.push('\n');
+        map[n++] = at;
       }
       continue;
     }
-    const introducer = m[1];
-    const payload = m[2];
-    if (introducer === undefined || payload === undefined) continue;
-    let begin = at + introducer.length;
-    let body = payload;
-    if (introducer === '\x1b]' || introducer === '\x9d') {
+    const intro = stringIntroducer(tok);
+    if (intro.length === 0) continue;
+    const end = tok.length - terminatorLength(tok);
+    let begin = at + intro.length;
+    let body = tok.slice(intro.length, end);
+    if (intro.osc) {
       const num = OSC_NUMBER.exec(body);
       if (num) {
         begin += num[0].length;
@@ -85,7 +109,7 @@ export function project(text: string): Projection {
     }
     side += '\n';
     sideMap.push(at);
-    if (m[3] === undefined && last === text.length) openSide = side.length;
+    if (end === tok.length && last === text.length) openSide = side.length;
     if (!CONTROL.test(body)) {
       side += body;
       for (let i = 0; i < body.length; i++) sideMap.push(begin + i);
@@ -98,12 +122,19 @@ export function project(text: string): Projection {
       }
     }
   }
-  for (let i = last; i < text.length; i++) map.push(i);
-  plain += text.slice(last);
-  const visibleEnd = plain.length;
-  for (const i of sideMap) map.push(i);
-  map.push(text.length);
-  return { scan: plain + side, map, visibleEnd, openPayload: openSide < 0 ? -1 : visibleEnd + openSide };
+  if (last < text.length) {
+    pieces.push(text.slice(last));
+    for (let i = last; i < text.length; i++) map[n++] = i;
+  }
+  const plain = pieces.join('');
+  if (sideMap.length > 0) {
+    const all = new Int32Array(n + sideMap.length + 1);
+    all.set(map.subarray(0, n));
+    all.set(sideMap, n);
+    map = all;
+  }
+  map[n + sideMap.length] = text.length;
+  return { scan: plain + side, map, visibleEnd: plain.length, openPayload: openSide < 0 ? -1 : plain.length + openSide };
 }
 
 /** Projected index -> original index; an identity projection stores no array. */
