@@ -80,11 +80,20 @@ async function watched<T>(fn: () => Promise<T>): Promise<{ value: T; lateMs: num
   }
 }
 
-/** Up to three tries, for one on which the machine kept the process waiting for the CPU no more than 5 ms. */
-async function onTime<T>(fn: () => Promise<T>): Promise<{ value: T; lateS: number }> {
+/**
+ * Up to four tries of `fn`, each checked by `check` with what the machine withheld from this process during it: the
+ * first that passes is taken, else the last one's failure stands. Other programs (the player) can be kept from the
+ * CPU too, which no timer here sees; a try that was disturbed so is tried again.
+ */
+async function onTime<T>(fn: () => Promise<T>, check: (value: T, lateS: number) => void | Promise<void>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const { value, lateMs } = await watched(fn);
-    if (lateMs <= 5 || attempt === 3) return { value, lateS: Math.max(0, lateMs) / 1000 };
+    try {
+      await check(value, Math.max(0, lateMs) / 1000);
+      return value;
+    } catch (e) {
+      if (attempt === 4) throw e;
+    }
   }
 }
 
@@ -103,17 +112,20 @@ function assertSteps(found: Array<{ at: number; own: number }>, where: string, l
 }
 
 test('a progress bar at 0.4 s steps replays in 0.4 s steps: in the exported file and in asciinema', async () => {
-  const recorded = await onTime(async () => {
-    const s = await d.client.createSession({ command: PROGRESS, cols: 60, rows: 5 });
-    await d.client.wait(s.id, { exit: true, timeout_ms: 15000 });
-    return s.id;
-  });
-  const id = recorded.value;
-  const v3 = await cast(id);
-  assert.equal(v3.header.version, 3);
-  assertSteps(steps(absolute(v3.events).filter((e) => e.code === 'o')), 'v3 file', recorded.lateS);
-  const v2 = await cast(id, '&version=2');
-  assertSteps(steps(v2.events.map(([t, , data]) => ({ t, data }))), 'v2 file', recorded.lateS);
+  const id = await onTime(
+    async () => {
+      const s = await d.client.createSession({ command: PROGRESS, cols: 60, rows: 5 });
+      await d.client.wait(s.id, { exit: true, timeout_ms: 15000 });
+      return s.id;
+    },
+    async (id, lateS) => {
+      const v3 = await cast(id);
+      assert.equal(v3.header.version, 3);
+      assertSteps(steps(absolute(v3.events).filter((e) => e.code === 'o')), 'v3 file', lateS);
+      const v2 = await cast(id, '&version=2');
+      assertSteps(steps(v2.events.map(([t, , data]) => ({ t, data }))), 'v2 file', lateS);
+    },
+  );
   // The JSON pages carry the same times.
   const page = await d.client.transcript(id);
   assert.ok(page.chunks.some((c) => c.times.length > 0), 'chunks carry their times');
@@ -122,23 +134,25 @@ test('a progress bar at 0.4 s steps replays in 0.4 s steps: in the exported file
   const file = path.join(d.stateDir, 'progress.cast');
   const { rawRequest } = await import('./helpers.js');
   fs.writeFileSync(file, (await rawRequest(d.address, { path: `/v1/sessions/${id}/transcript?format=asciicast&version=2`, headers: { authorization: `Bearer ${d.token}` } })).text);
-  const played = await onTime(async () => {
-    const player = await d.client.createSession({ command: ['sh', '-c', `read go; exec asciinema play ${file}`], cols: 60, rows: 5, transcript: 'off' });
-    const conn = attachTo(d, player.id, { bearer: d.token, role: 'viewer' });
-    await nextMatching(conn, 'hello');
-    await d.client.input(player.id, [{ key: 'Enter' }]);
-    const seen: Array<{ t: number; data: string }> = [];
-    for (;;) {
-      const ev = await nextMatching(conn, 'stdout', 15000).catch(() => undefined);
-      if (!ev) break;
-      seen.push({ t: performance.now() / 1000, data: ev.data.toString() });
-      if (steps(seen).length === 6) break;
-    }
-    conn.close();
-    await d.client.deleteSession(player.id);
-    return seen;
-  });
-  assertSteps(steps(played.value), 'asciinema play', played.lateS);
+  await onTime(
+    async () => {
+      const player = await d.client.createSession({ command: ['sh', '-c', `read go; exec asciinema play ${file}`], cols: 60, rows: 5, transcript: 'off' });
+      const conn = attachTo(d, player.id, { bearer: d.token, role: 'viewer' });
+      await nextMatching(conn, 'hello');
+      await d.client.input(player.id, [{ key: 'Enter' }]);
+      const seen: Array<{ t: number; data: string }> = [];
+      for (;;) {
+        const ev = await nextMatching(conn, 'stdout', 15000).catch(() => undefined);
+        if (!ev) break;
+        seen.push({ t: performance.now() / 1000, data: ev.data.toString() });
+        if (steps(seen).length === 6) break;
+      }
+      conn.close();
+      await d.client.deleteSession(player.id);
+      return seen;
+    },
+    (seen, lateS) => assertSteps(steps(seen), 'asciinema play', lateS),
+  );
   await d.client.deleteSession(id);
 });
 

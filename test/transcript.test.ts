@@ -224,7 +224,7 @@ test('records survive kill -9 of the daemon: marked crashed, transcript readable
   const serve = () => spawn(process.execPath, [bin, 'serve', '--unix', sock, '--state-dir', state, '--token', 'crash-token', '--log-level', 'warn'], { stdio: 'ignore' });
   const client = new TermhostClient({ address: `unix:${sock}`, token: 'crash-token' });
   let daemon = serve();
-  await until('the daemon', () => client.health().then(() => true, () => false), 10000);
+  await until('the daemon', () => client.health().then(() => true, () => false), 30000);
   const s = await client.createSession({ command: ['sh', '-c', 'echo before-the-crash; exec sleep 300'] });
   await until('the output to be stored', async () => (await page(client, s.id)).chunks.some((c) => c.text.includes('before-the-crash')));
   daemon.kill('SIGKILL');
@@ -235,7 +235,7 @@ test('records survive kill -9 of the daemon: marked crashed, transcript readable
     /* already gone */
   }
   daemon = serve();
-  await until('the daemon again', () => client.health().then(() => true, () => false), 10000);
+  await until('the daemon again', () => client.health().then(() => true, () => false), 30000);
   const rec = (await client.getSession(s.id)) as unknown as Record<string, unknown>;
   assert.deepEqual([rec.live, rec.exit_reason], [false, 'crashed']);
   assert.ok((await page(client, s.id)).chunks.map((c) => c.text).join('').includes('before-the-crash'));
@@ -282,16 +282,16 @@ test('output is stored once it pauses, within three batch intervals when it neve
     // is asked for anywhere in this test.
     const busy = runtime.sessions.create({ command: ['python3', '-c', 'import time\nfor i in range(500):\n    print("tick", i, flush=True); time.sleep(0.02)'] });
     assert.ok(busy.ok);
-    await until('rows of the never-pausing session', () => stored(busy.value.id) > 0, 4000);
+    await until('rows of the never-pausing session', () => stored(busy.value.id) > 0, 8000);
     assert.equal(busy.value.exited, false, 'stored while the program still prints');
     const quiet = runtime.sessions.create({ command: ['sh', '-c', 'echo one-line; sleep 30'] });
     assert.ok(quiet.ok);
-    await until('rows of the session that went quiet', () => stored(quiet.value.id) > 0, 4000);
+    await until('rows of the session that went quiet', () => stored(quiet.value.id) > 0, 8000);
     // The last word of a stream that ends is held back by the redactor until the end, which follows the last batch.
     const ends = runtime.sessions.create({ command: ['printf', 'first words then-the-last-word'] });
     assert.ok(ends.ok);
     const text = () => (store.db.prepare('SELECT text FROM chunks WHERE session_id = ? ORDER BY seq').all(ends.value.id) as Array<{ text: string }>).map((r) => r.text).join('');
-    await until('the whole of an ended stream', () => text() === 'first words then-the-last-word', 4000);
+    await until('the whole of an ended stream', () => text() === 'first words then-the-last-word', 8000);
     // Batches join up exactly: a secret split across two batches is judged whole, a character split across two
     // batches or two pages of one batch is decoded whole, and the stored rows are contiguous.
     const storedText = (id: string) => (store.db.prepare('SELECT text FROM chunks WHERE session_id = ? ORDER BY seq').all(id) as Array<{ text: string }>).map((r) => r.text).join('');
