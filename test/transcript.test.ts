@@ -224,24 +224,30 @@ test('records survive kill -9 of the daemon: marked crashed, transcript readable
   const serve = () => spawn(process.execPath, [bin, 'serve', '--unix', sock, '--state-dir', state, '--token', 'crash-token', '--log-level', 'warn'], { stdio: 'ignore' });
   const client = new TermhostClient({ address: `unix:${sock}`, token: 'crash-token' });
   let daemon = serve();
-  await until('the daemon', () => client.health().then(() => true, () => false), 30000);
-  const s = await client.createSession({ command: ['sh', '-c', 'echo before-the-crash; exec sleep 300'] });
-  await until('the output to be stored', async () => (await page(client, s.id)).chunks.some((c) => c.text.includes('before-the-crash')));
-  daemon.kill('SIGKILL');
-  await new Promise((r) => daemon.once('exit', r));
   try {
-    process.kill(-s.pid, 'SIGKILL'); // the orphaned session's process group
-  } catch {
-    /* already gone */
+    await until('the daemon', () => client.health().then(() => true, () => false), 30000);
+    const s = await client.createSession({ command: ['sh', '-c', 'echo before-the-crash; exec sleep 300'] });
+    await until('the output to be stored', async () => (await page(client, s.id)).chunks.some((c) => c.text.includes('before-the-crash')));
+    daemon.kill('SIGKILL');
+    await new Promise((r) => daemon.once('exit', r));
+    try {
+      process.kill(-s.pid, 'SIGKILL'); // the orphaned session's process group
+    } catch {
+      /* already gone */
+    }
+    daemon = serve();
+    await until('the daemon again', () => client.health().then(() => true, () => false), 30000);
+    const rec = (await client.getSession(s.id)) as unknown as Record<string, unknown>;
+    assert.deepEqual([rec.live, rec.exit_reason], [false, 'crashed']);
+    assert.ok((await page(client, s.id)).chunks.map((c) => c.text).join('').includes('before-the-crash'));
+  } finally {
+    // Also when a step above failed: a daemon left running would keep the test file from ending.
+    client.close();
+    if (daemon.exitCode === null && daemon.signalCode === null) {
+      daemon.kill('SIGTERM');
+      await new Promise((r) => daemon.once('exit', r));
+    }
   }
-  daemon = serve();
-  await until('the daemon again', () => client.health().then(() => true, () => false), 30000);
-  const rec = (await client.getSession(s.id)) as unknown as Record<string, unknown>;
-  assert.deepEqual([rec.live, rec.exit_reason], [false, 'crashed']);
-  assert.ok((await page(client, s.id)).chunks.map((c) => c.text).join('').includes('before-the-crash'));
-  client.close();
-  daemon.kill('SIGTERM');
-  await new Promise((r) => daemon.once('exit', r));
 });
 
 test('termhost transcript prints the stored text, --cast the asciicast (v3; --cast-version 2 for asciinema 2.x)', async () => {
