@@ -277,3 +277,23 @@ export function sse(address: string, token: string, opts: { lastEventId?: number
     },
   };
 }
+
+/** A state dir's database and its write-ahead log, as bytes: what anyone holding the files could read. */
+export function databaseBytes(stateDir: string): Buffer {
+  const files = ['termhost.db', 'termhost.db-wal'].map((f) => path.join(stateDir, f)).filter((f) => fs.existsSync(f));
+  return Buffer.concat(files.map((f) => fs.readFileSync(f)));
+}
+
+/** End a secret-input window, waiting out `secret_input_settling` (it ends only once output has settled). */
+export async function endSecretWindow(client: TermhostClient, id: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      await client.secretAction(id, 'end');
+      return;
+    } catch (e) {
+      const err = e as { code?: string; body?: { retry_after_ms?: number } };
+      if (err.code !== 'secret_input_settling' || i > 100) throw e;
+      await new Promise((r) => setTimeout(r, Math.max(10, Number(err.body?.retry_after_ms ?? 50))));
+    }
+  }
+}
