@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/** Where a daemon listens, and where clients look, when nothing else is said. */
 export const DEFAULT_LISTEN = '127.0.0.1:7070';
 
 /** $XDG_STATE_HOME/termhost, else ~/.local/state/termhost. */
@@ -35,8 +36,80 @@ export function loadOrCreateToken(stateDir: string): string {
 }
 
 export function readToken(stateDir: string): string | undefined {
+  return readTokenFile(tokenPath(stateDir));
+}
+
+/**
+ * `<state dir>/daemon.json`: how a running daemon is found. The daemon writes it (0600) once it listens and removes it
+ * when it stops; the CLI, the SDK and `termhost mcp` read it when no address is given. It never holds a secret: it
+ * names the file the token is in.
+ */
+export interface DaemonRecord {
+  pid: number;
+  /** "host:port" or "unix:/path", as a client would pass it. */
+  address: string;
+  version: string;
+  started_at: string;
+  /** The file the daemon's token was read from, or null when it was given on the command line or the environment. */
+  token_file: string | null;
+}
+
+export function daemonFilePath(stateDir: string): string {
+  return path.join(stateDir, 'daemon.json');
+}
+
+/** Is a process with this pid running? (EPERM: it is, as another user.) */
+export function pidAlive(pid: number): boolean {
   try {
-    const t = fs.readFileSync(tokenPath(stateDir), 'utf8').trim();
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Longest daemon.json read; a real one is about 200 bytes. */
+const MAX_DAEMON_FILE_BYTES = 64 * 1024;
+
+/**
+ * The state dir's daemon record: `live` when its process still runs, `stale` when it died without removing the file,
+ * undefined when there is none (or it is not one of ours).
+ */
+export function readDaemonRecord(stateDir: string): { state: 'live' | 'stale'; record: DaemonRecord } | undefined {
+  let text: string;
+  try {
+    const fd = fs.openSync(daemonFilePath(stateDir), 'r');
+    try {
+      const buf = Buffer.alloc(MAX_DAEMON_FILE_BYTES);
+      text = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined; // half-written by a daemon starting this very moment, or not ours
+  }
+  const r = raw as Partial<DaemonRecord> | null;
+  if (!r || !Number.isInteger(r.pid) || (r.pid as number) <= 0 || typeof r.address !== 'string') return undefined;
+  const record: DaemonRecord = {
+    pid: r.pid as number,
+    address: r.address,
+    version: typeof r.version === 'string' ? r.version : 'unknown',
+    started_at: typeof r.started_at === 'string' ? r.started_at : '',
+    token_file: typeof r.token_file === 'string' ? r.token_file : null,
+  };
+  return { state: pidAlive(record.pid) ? 'live' : 'stale', record };
+}
+
+/** A token file's first line; undefined when it is missing or empty. */
+export function readTokenFile(file: string): string | undefined {
+  try {
+    const t = fs.readFileSync(file, 'utf8').trim();
     return t || undefined;
   } catch {
     return undefined;

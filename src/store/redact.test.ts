@@ -111,3 +111,12 @@ test('the trailing partial word is held back, up to 512 characters', async () =>
   assert.equal(long.text, 'x'.repeat(513));
   assert.equal(r.heldChars, 0);
 });
+
+test('redacting leaves no performance marks behind (secretlint profiling is off: it would grow without bound)', async () => {
+  const { performance } = await import('node:perf_hooks');
+  performance.clearMarks();
+  const r = new StreamRedactor();
+  for (let i = 0; i < 20; i++) await r.push(`line ${i} ${GHP}\n`);
+  await r.end();
+  assert.equal(performance.getEntriesByType('mark').length, 0);
+});
