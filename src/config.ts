@@ -4,8 +4,32 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** Where a daemon listens, and where clients look, when nothing else is said. */
-export const DEFAULT_LISTEN = '127.0.0.1:7070';
+/**
+ * Every default of the daemon, in one place: `startDaemon` applies these, `termhost serve --help` and docs/api.md
+ * show them. The runtime and the store have their own defaults for embedders; the daemon always passes these.
+ */
+export const DAEMON_DEFAULTS = {
+  /** Loopback only: anything else needs an explicit token. */
+  listen: '127.0.0.1:7070',
+  /** Sessions held at once, live or exited-but-not-deleted. */
+  maxSessions: 64,
+  /** Agents may type without a lease (an implicit shared one per request); `--require-leases` makes them take one. */
+  requireLeases: false,
+  /** Password prompts open a secret-input window; `--no-secret-detect` turns that off for new sessions. */
+  secretDetect: true,
+  /** Events kept for consumers that resume with Last-Event-ID. */
+  eventBacklog: 10_000,
+  /** SSE heartbeat, so proxies and clients see a live stream. */
+  heartbeatMs: 15_000,
+  /** Transcript chunks kept this many days (0: none written, -1: forever). */
+  transcriptRetentionDays: 30,
+  /** Session output is stored at all (records are kept either way). */
+  transcripts: true,
+  /** Stored output is collected this long into one row. */
+  transcriptBatchMs: 1000,
+  /** pino level of the daemon's log. */
+  logLevel: 'info',
+} as const;
 
 /** $XDG_STATE_HOME/termhost, else ~/.local/state/termhost. */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -46,7 +70,7 @@ export function readToken(stateDir: string): string | undefined {
  */
 export interface DaemonRecord {
   pid: number;
-  /** "host:port" or "unix:/path", as a client would pass it. */
+  /** "host:port" or "unix:/path", as a client would pass it; empty while the daemon is starting. */
   address: string;
   version: string;
   started_at: string;

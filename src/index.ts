@@ -5,6 +5,8 @@ export {
   TermhostClient,
   TermhostError,
   parseAddress,
+  formatAddress,
+  type Address,
   type ClientOptions,
   type Screen,
   type ScreenChanges,

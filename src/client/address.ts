@@ -58,7 +58,7 @@ export function resolveTarget(opts: TargetOptions = {}, env: NodeJS.ProcessEnv =
     return { address, token: token ?? readToken(stateDir), stateDir, from: opts.address !== undefined ? 'option' : 'env' };
   }
   const found = readDaemonRecord(stateDir);
-  if (found?.state !== 'live') return { address: undefined, token: token ?? readToken(stateDir), stateDir, from: 'none' };
+  if (found?.state !== 'live' || !found.record.address) return { address: undefined, token: token ?? readToken(stateDir), stateDir, from: 'none' };
   const { record } = found;
   return {
     address: parseAddress(record.address),

@@ -3,6 +3,7 @@
  * and client code, and generate /openapi.json. Field names are snake_case on the wire.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { Bounds, MOUSE_BUTTONS, MOUSE_MODIFIERS, MOUSE_TYPES, ROLE_NAMES, SIGNAL_NAMES } from './bounds.js';
 import { StyledRowsSchema } from './styled.js';
 
 /** A string enum as a plain JSON Schema `enum`, typed as the union of its values. */
@@ -10,7 +11,7 @@ export function StringEnum<const T extends string>(values: readonly T[], options
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 }
 
-const Dimension = (description: string) => Type.Integer({ minimum: 1, maximum: 1000, description });
+const Dimension = (description: string) => Type.Integer({ minimum: Bounds.dimensionMin, maximum: Bounds.dimensionMax, description });
 
 export const MouseTrackingSchema = Type.Union(
   [Type.Literal('off'), Type.Literal('x10'), Type.Literal('normal'), Type.Literal('button_event'), Type.Literal('any_event')],
@@ -187,13 +188,11 @@ export const InputBody = Type.Object(
 
 export const MouseBody = Type.Object(
   {
-    type: StringEnum(['press', 'release', 'click', 'move', 'drag', 'scroll']),
-    button: Type.Optional(
-      StringEnum(['left', 'middle', 'right', 'wheel-up', 'wheel-down', 'none']),
-    ),
+    type: StringEnum(MOUSE_TYPES),
+    button: Type.Optional(StringEnum(MOUSE_BUTTONS)),
     x: Type.Integer({ minimum: 0, description: '0-based column' }),
     y: Type.Integer({ minimum: 0, description: '0-based row' }),
-    modifiers: Type.Optional(Type.Array(StringEnum(['shift', 'alt', 'ctrl']), { maxItems: 3 })),
+    modifiers: Type.Optional(Type.Array(StringEnum(MOUSE_MODIFIERS), { maxItems: 3 })),
     lease_id: LeaseIdField,
   },
   { additionalProperties: false },
@@ -202,7 +201,7 @@ export type MouseRequest = Static<typeof MouseBody>;
 
 export const ResizeBody = Type.Object({ cols: Dimension('columns'), rows: Dimension('rows') }, { additionalProperties: false });
 
-export const SignalName = StringEnum(['HUP', 'TERM', 'KILL', 'INT', 'QUIT', 'USR1', 'USR2']);
+export const SignalName = StringEnum(SIGNAL_NAMES);
 export const SignalBody = Type.Object({ signal: SignalName }, { additionalProperties: false });
 
 export const WaitBody = Type.Object(
@@ -211,16 +210,16 @@ export const WaitBody = Type.Object(
     regex: Type.Optional(
       Type.String({ minLength: 1, maxLength: 4096, description: 'JavaScript regex, multiline, against lines joined by \\n.' }),
     ),
-    quiet_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 60000, description: 'No output bytes for this long.' })),
+    quiet_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: Bounds.waitMaxMs, description: 'No output bytes for this long.' })),
     stable_ms: Type.Optional(
       Type.Integer({
         minimum: 1,
-        maximum: 60000,
+        maximum: Bounds.waitMaxMs,
         description: 'The screen text stayed the same for this long, even if bytes kept arriving (a redraw of the same text).',
       }),
     ),
     exit: Type.Optional(Type.Boolean({ description: 'Matched when the process has exited.' })),
-    timeout_ms: Type.Integer({ minimum: 0, maximum: 60000 }),
+    timeout_ms: Type.Integer({ minimum: 0, maximum: Bounds.waitMaxMs }),
   },
   { additionalProperties: false },
 );
@@ -328,12 +327,12 @@ export const SecretActionBody = Type.Object(
 
 export const TokenInfoSchema = Type.Object({
   name: Type.String(),
-  role: StringEnum(['admin', 'human', 'agent', 'viewer']),
+  role: StringEnum(ROLE_NAMES),
   created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
 export const CreateTokenBody = Type.Object(
-  { name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }), role: StringEnum(['admin', 'human', 'agent', 'viewer']) },
+  { name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }), role: StringEnum(ROLE_NAMES) },
   { additionalProperties: false },
 );
 

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { TermError, changesSince, withStyledRows } from '../../core/index.js';
+import { Bounds } from '../../protocol/bounds.js';
 import { ScreenChangesSchema, ScreenSchema, ScrollbackSchema, SessionIdParams, StringEnum } from '../../protocol/http.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
@@ -20,7 +21,7 @@ const ScreenQuery = Type.Object(
   { additionalProperties: false },
 );
 const ScrollbackQuery = Type.Object(
-  { lines: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000, description: 'default 100' })) },
+  { lines: Type.Optional(Type.Integer({ minimum: 0, maximum: Bounds.scrollbackReadMaxLines, description: 'default 100' })) },
   { additionalProperties: false },
 );
 
