@@ -24,7 +24,8 @@ type Exit = Extract<AttachEvent, { kind: 'exit' }>;
 /** The status a shell would report for the program: its exit code, or 128 + the number of the signal that ended it. */
 export function exitStatus(exit: Pick<Exit, 'code' | 'signal'>): number {
   if (exit.code !== null) return exit.code;
-  const n = exit.signal ? os.constants.signals[`SIG${exit.signal}` as keyof typeof os.constants.signals] : undefined;
+  const name = exit.signal?.startsWith('SIG') ? exit.signal : `SIG${exit.signal}`;
+  const n = exit.signal ? os.constants.signals[name as keyof typeof os.constants.signals] : undefined;
   return n ? 128 + n : 1;
 }
 
