@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadAllCommands } from '../src/cli/commands/index.js';
-import { assertNoLeaks, BIN, ROOT, runBin, startProbe, startTestDaemon, waitText, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, BIN, rawRequest, ROOT, runBin, startProbe, startTestDaemon, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
 let env: Record<string, string>;
@@ -188,4 +188,28 @@ test('termhost ls loads the client, not the server, the runtime or the MCP SDK',
   }
   const commands = loaded.filter((u) => u.includes('/dist/cli/commands/') && !/\/(index|types)\.js$/.test(u));
   assert.deepEqual(commands.map((u) => path.basename(u)), ['ls.js'], 'only the ls command itself');
+});
+
+/** Opens a printed login link as a browser would: a 303 with the cookie means the code was still unspent. */
+async function redeem(link: string): Promise<{ status: number; cookie: boolean }> {
+  const url = new URL(link);
+  const r = await rawRequest(d.address, { path: `${url.pathname}${url.search}`, headers: { host: url.host } });
+  return { status: r.status, cookie: String(r.headers['set-cookie'] ?? '').includes('HttpOnly') };
+}
+
+test('termhost ui with no display prints the link, says why no browser opened, and leaves the code unspent', async () => {
+  const r = await runBin(['ui'], { env: { ...env, DISPLAY: undefined, WAYLAND_DISPLAY: undefined } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^http:\/\/127\.0\.0\.1:\d+\/ui\/login\?code=\S+\n$/);
+  assert.equal(r.stderr, 'no display here (DISPLAY and WAYLAND_DISPLAY are unset), so no browser was opened. Open the link within 60 s; it works once\n');
+  assert.deepEqual(await redeem(r.stdout.trim()), { status: 303, cookie: true });
+});
+
+test('termhost ui where xdg-open finds no browser reports the failure, and the printed link still works', async () => {
+  // A display that does not exist: xdg-open runs, tries the browsers it knows, and fails.
+  const r = await runBin(['ui', '--viewer'], { env: { ...env, DISPLAY: ':97', WAYLAND_DISPLAY: undefined } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^http:\/\/127\.0\.0\.1:\d+\/ui\/login\?code=\S+\n$/);
+  assert.match(r.stderr, /^xdg-open failed \(exit status \d+\)(: .*)?\. Open the link within 60 s; it works once\n$/);
+  assert.deepEqual(await redeem(r.stdout.trim()), { status: 303, cookie: true });
 });
