@@ -213,3 +213,23 @@ test('termhost ui where xdg-open finds no browser reports the failure, and the p
   assert.match(r.stderr, /^xdg-open failed \(exit status \d+\)(: .*)?\. Open the link within 60 s; it works once\n$/);
   assert.deepEqual(await redeem(r.stdout.trim()), { status: 303, cookie: true });
 });
+
+test('doctor says whether a daemon runs and where, whether the token matches, whether PTYs spawn, the opener, versions', async () => {
+  const good = await th(['doctor']);
+  assert.equal(good.code, 0, good.stdout + good.stderr);
+  const lines = good.stdout.split('\n');
+  assert.match(lines[0]!, new RegExp(`^ok {4}daemon +running at ${d.address} \\(from \\$TERMHOST_ADDR\\)$`));
+  assert.match(lines[1]!, /^ok {4}token +accepted by the daemon \(the admin token\); from \$TERMHOST_TOKEN$/);
+  assert.match(lines[2]!, /^ok {4}node-pty +ran sh in a PTY$/);
+  assert.match(lines[3]!, /^warn {2}browser +no display \(DISPLAY, WAYLAND_DISPLAY unset\): termhost ui prints its link/);
+  assert.match(lines[4]!, new RegExp(`^ok {4}versions +termhost ${VERSION.replace(/\./g, '\\.')}, daemon ${VERSION.replace(/\./g, '\\.')}, node \\d+\\.\\d+\\.\\d+, node-pty \\d+\\.\\d+\\.\\d+$`));
+
+  const wrong = await runBin(['doctor'], { env: { ...env, TERMHOST_TOKEN: 'not-the-token' } });
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stdout, /^fail {2}token +the daemon refuses the token from \$TERMHOST_TOKEN: it is another daemon's, or revoked$/m);
+
+  const none = await runBin(['doctor']);
+  assert.equal(none.code, 1);
+  assert.match(none.stdout, /^fail {2}daemon +no daemon running for state dir \S+: start one with `termhost serve`$/m);
+  assert.match(none.stdout, /^ok {4}node-pty/m, 'the local checks still run');
+});

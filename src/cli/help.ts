@@ -30,12 +30,15 @@ function flagRows(flags: Flag[]): string[] {
   });
 }
 
-export function commandHelp(cmd: Command): string {
-  const out = [`usage: ${usageLine(cmd)}`, '', `${cmd.summary}.`];
+/** One command's help; `globals: false` leaves out the global flags (docs/cli.md lists them once). */
+export function commandHelp(cmd: Command, opts: { globals?: boolean } = {}): string {
+  const out = [`usage: ${usageLine(cmd)}`, '', `${cmd.summary[0]!.toUpperCase()}${cmd.summary.slice(1)}.`];
   if (cmd.details?.length) out.push('', ...cmd.details);
   if (cmd.flags.length > 0) out.push('', 'Flags:', ...flagRows(cmd.flags));
   const globals = flagsOf(cmd).filter((f) => GLOBAL_FLAGS.includes(f));
-  out.push('', cmd.client === false ? 'Flags every command takes:' : 'Global flags (also before the command: termhost --addr X ls):', ...flagRows(globals));
+  if (opts.globals !== false) {
+    out.push('', cmd.client === false ? 'Flags every command takes:' : 'Global flags (also before the command: termhost --addr X ls):', ...flagRows(globals));
+  }
   if (cmd.examples.length > 0) out.push('', 'Examples:', ...cmd.examples.map((e) => `  ${e}`));
   return `${out.join('\n')}\n`;
 }
