@@ -13,13 +13,14 @@ const created = runtime.sessions.create({ command: ['vim', '-u', 'NONE', '-N', '
 if (!created.ok) throw created.error;
 const vim = created.value;
 
-await vim.wait({ text: 'hello.txt', timeout_ms: 10_000 }); // vim is up: its status line names the file
+await vim.wait(me, { text: 'hello.txt', timeout_ms: 10_000 }); // vim is up: its status line names the file
 vim.send(me, [{ text: 'i' }, { text: 'Hello from an embedded runtime' }, { key: 'Escape' }]);
-await vim.wait({ text: 'Hello from', timeout_ms: 10_000 });
-console.log((await vim.screen()).lines[0]);
+await vim.wait(me, { text: 'Hello from', timeout_ms: 10_000 });
+const screen = await vim.screen(me); // a Result: hidden while a person types a secret
+if (screen.ok) console.log(screen.value.lines[0]);
 
 vim.send(me, [{ text: ':wq' }, { key: 'Enter' }]);
-const done = await vim.wait({ exit: true, timeout_ms: 10_000 });
+const done = await vim.wait(me, { exit: true, timeout_ms: 10_000 });
 if (!done.ok || done.value.exit_code !== 0) throw new Error('vim did not exit cleanly');
 console.log(`saved: ${fs.readFileSync(path.join(dir, 'hello.txt'), 'utf8').trim()}`);
 await runtime.close();

@@ -11,8 +11,10 @@ import path from 'node:path';
 export const DAEMON_DEFAULTS = {
   /** Loopback only: anything else needs an explicit token. */
   listen: '127.0.0.1:7070',
-  /** Sessions held at once, live or exited-but-not-deleted. */
+  /** Running sessions at once; exited ones do not count. */
   maxSessions: 64,
+  /** An exited session stays readable this long, then it is freed (its record stays in the store). */
+  exitedTtlMs: 60 * 60 * 1000,
   /** Agents may type without a lease (an implicit shared one per request); `--require-leases` makes them take one. */
   requireLeases: false,
   /** Password prompts open a secret-input window; `--no-secret-detect` turns that off for new sessions. */

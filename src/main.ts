@@ -30,7 +30,10 @@ export interface DaemonOptions {
   allowedOrigins?: string[];
   /** Attach socket timings and bounds (tests shorten them). */
   attach?: ServerOptions['attach'];
+  /** Running sessions at once; exited ones do not count. */
   maxSessions?: number;
+  /** How long an exited session stays readable before it is freed. */
+  exitedTtlMs?: number;
   /** Caps on attach sockets, event streams and waits open at once (see CONNECTION_LIMITS in server/app.ts). */
   connections?: ServerOptions['connections'];
   /** Agents need a lease for every input (`--require-leases`); default: an implicit shared lease per request. */
@@ -88,6 +91,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     const runtime = new Runtime({
       idInUse: (id) => store.hasRecord(id),
       maxSessions: opts.maxSessions ?? D.maxSessions,
+      exitedTtlMs: opts.exitedTtlMs ?? D.exitedTtlMs,
       inputPolicy: (opts.requireLeases ?? D.requireLeases) ? 'lease' : 'auto',
       secretDetect: opts.secretDetect ?? D.secretDetect,
       eventBacklog: opts.eventBacklog ?? D.eventBacklog,

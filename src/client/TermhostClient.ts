@@ -116,7 +116,12 @@ export class TermhostClient {
     return this.request('POST', `/v1/sessions/${enc(id)}/resize`, { cols, rows });
   }
 
-  input(id: string, input: InputItem[], opts: { leaseId?: string } = {}): Promise<{ written: number }> {
+  /** Free every session whose process has exited (their records stay). */
+  prune(): Promise<{ removed: string[] }> {
+    return this.request('POST', '/v1/sessions/prune');
+  }
+
+  input(id: string, input: InputItem[], opts: { leaseId?: string } = {}): Promise<{ written: number; seq: number }> {
     return this.request('POST', `/v1/sessions/${enc(id)}/input`, { input, ...(opts.leaseId ? { lease_id: opts.leaseId } : {}) });
   }
 

@@ -4,40 +4,9 @@
  * where a caller cannot reasonably go on.
  */
 
-export type ErrorCode =
-  | 'invalid_request'
-  | 'invalid_json'
-  | 'invalid_key'
-  | 'invalid_input'
-  | 'invalid_mouse'
-  | 'invalid_regex'
-  | 'command_not_found'
-  | 'cwd_not_found'
-  | 'spawn_failed'
-  | 'session_not_found'
-  | 'session_exited'
-  | 'session_limit'
-  | 'connection_limit'
-  | 'lease_limit'
-  | 'token_limit'
-  | 'forbidden'
-  | 'lease_required'
-  | 'lease_held'
-  | 'lease_preempted'
-  | 'lease_not_found'
-  | 'secret_input_active'
-  | 'secret_input_settling'
-  | 'token_exists'
-  | 'token_not_found'
-  | 'input_queue_full'
-  | 'mouse_not_enabled'
-  | 'mouse_mode_mismatch'
-  | 'unauthorized'
-  | 'forbidden_host'
-  | 'forbidden_origin'
-  | 'not_found'
-  | 'body_too_large'
-  | 'internal';
+import { ERROR_CATALOGUE, type ErrorCode } from '../protocol/errors.js';
+
+export type { ErrorCode };
 
 export class TermError extends Error {
   readonly code: ErrorCode;
@@ -46,7 +15,8 @@ export class TermError extends Error {
   /** True when the same request may succeed if simply repeated later. */
   readonly retryable: boolean;
 
-  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, retryable = false) {
+  /** `retryable` defaults to the catalogue's answer for the code (protocol/errors.ts). */
+  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, retryable: boolean = ERROR_CATALOGUE[code].retryable) {
     super(message);
     this.name = 'TermError';
     this.code = code;

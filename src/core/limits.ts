@@ -7,8 +7,12 @@ export const Limits = {
   replayRingBytes: 512 * 1024,
   /** Input queued for a child that stops reading; past this, input is refused with 409 input_queue_full. */
   inputQueueBytes: 1024 * 1024,
-  /** Sessions one runtime will hold at once, live or exited-but-not-deleted. Configurable per runtime. */
+  /** Sessions one runtime will run at once; exited sessions do not count. Configurable per runtime. */
   maxSessions: 64,
+  /** How long an exited session stays readable (final screen, exit code) before it is freed; `--exited-ttl`. */
+  exitedSessionTtlMs: 60 * 60 * 1000,
+  /** Exited sessions kept at most; past this the oldest are freed early. */
+  exitedSessionsMax: 256,
   /** Leases held on one session at once (each shared lease counts); past this, 409 lease_limit. */
   maxLeasesPerSession: 64,
   /** Time between the polite signal of a kill and SIGKILL to the process group. */

@@ -3,7 +3,7 @@
  * and the daemon's /mcp endpoint (the caller's token decides the actor). Expected failures become thrown TermErrors,
  * as the HTTP routes do.
  */
-import { TermError, type Actor, type Result, type Runtime, type Session, type Signal } from '../core/index.js';
+import type { Actor, Result, Runtime, Session, Signal } from '../core/index.js';
 import type { RuntimeEvent } from '../protocol/events.js';
 import type { CreateSession, InputItem, WaitRequest } from '../protocol/http.js';
 import type { Backend, MouseInput } from './backend.js';
@@ -40,9 +40,6 @@ export class RuntimeBackend implements Backend {
   }
 
   async create(spec: CreateSession) {
-    if (spec.transcript === 'raw' && this.actor.kind !== 'admin') {
-      throw new TermError('forbidden', 'only an admin may store an unredacted (raw) transcript');
-    }
     const withCwd = spec.cwd === undefined && this.defaultCwd !== undefined ? { ...spec, cwd: this.defaultCwd } : spec;
     return unwrap(this.runtime.sessions.create(withCwd, this.actor)).info();
   }
@@ -50,29 +47,25 @@ export class RuntimeBackend implements Backend {
     return this.runtime.sessions.list().map((s) => s.info());
   }
   async kill(id: string, signal?: string) {
-    unwrap(await this.runtime.sessions.delete(id, (signal ?? 'HUP') as Signal));
+    unwrap(await this.runtime.sessions.delete(this.actor, id, (signal ?? 'HUP') as Signal));
   }
   async send(id: string, items: InputItem[], leaseId?: string) {
     return unwrap(this.session(id).send(this.actor, items, { leaseId, source: 'api' }));
   }
   async screen(id: string, opts: { highlights?: boolean }) {
-    const s = this.session(id);
-    unwrap(s.readable());
-    return s.screen(false, opts.highlights ?? false);
+    return unwrap(await this.session(id).screen(this.actor, opts));
   }
   async changes(id: string, sinceSeq: number, opts: { highlights?: boolean; waitMs?: number }) {
     const s = this.session(id);
-    if (!opts.waitMs) return unwrap(await s.changesSince(sinceSeq, opts));
-    return this.inWaitSlot(async () => unwrap(await s.changesSince(sinceSeq, opts)));
+    if (!opts.waitMs) return unwrap(await s.changes(this.actor, sinceSeq, opts));
+    return this.inWaitSlot(async () => unwrap(await s.changes(this.actor, sinceSeq, opts)));
   }
   async scrollback(id: string, lines: number) {
-    const s = this.session(id);
-    unwrap(s.readable());
-    return s.scrollback(lines);
+    return unwrap(await this.session(id).scrollback(this.actor, lines));
   }
   async wait(id: string, cond: WaitRequest) {
     const s = this.session(id);
-    return this.inWaitSlot(async () => unwrap(await s.wait(cond)));
+    return this.inWaitSlot(async () => unwrap(await s.wait(this.actor, cond)));
   }
   async mouse(id: string, event: MouseInput, leaseId?: string) {
     const s = this.session(id);
@@ -81,20 +74,19 @@ export class RuntimeBackend implements Backend {
   }
   async resize(id: string, cols: number, rows: number) {
     const s = this.session(id);
-    s.resize(cols, rows);
+    unwrap(s.resize(this.actor, cols, rows));
     return s.info();
   }
   async signal(id: string, signal: string) {
     const s = this.session(id);
-    if (s.exited) throw new TermError('session_exited', `session "${id}" has exited; there is no process to signal`);
-    s.signal(signal as Signal);
+    unwrap(s.signal(this.actor, signal as Signal));
     return s.info();
   }
   async acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number, leaseId?: string) {
-    return unwrap(this.session(id).control.leases.acquire(this.actor, mode, ttlMs, leaseId));
+    return unwrap(this.session(id).acquireLease(this.actor, mode, ttlMs, leaseId));
   }
   async releaseLease(id: string, leaseId: string) {
-    unwrap(this.session(id).control.leases.release(this.actor, leaseId));
+    unwrap(this.session(id).releaseLease(this.actor, leaseId));
   }
   subscribe(listener: (e: RuntimeEvent) => void): () => void {
     return this.runtime.events.subscribe(listener);

@@ -14,7 +14,8 @@ export interface Backend {
   create(spec: CreateSession): Promise<SessionInfo>;
   list(): Promise<SessionInfo[]>;
   kill(id: string, signal?: string): Promise<void>;
-  send(id: string, items: InputItem[], leaseId?: string): Promise<number>;
+  /** Answers the items written and the output offset at that moment (for a wait's after_seq). */
+  send(id: string, items: InputItem[], leaseId?: string): Promise<{ written: number; seq: number }>;
   screen(id: string, opts: { highlights?: boolean }): Promise<Screen>;
   changes(id: string, sinceSeq: number, opts: { highlights?: boolean; waitMs?: number }): Promise<ScreenChanges>;
   scrollback(id: string, lines: number): Promise<{ lines: string[]; total: number }>;
@@ -46,8 +47,8 @@ export class ClientBackend implements Backend {
   kill(id: string, signal?: string) {
     return this.client.deleteSession(id, signal);
   }
-  async send(id: string, items: InputItem[], leaseId?: string) {
-    return (await this.client.input(id, items, { leaseId })).written;
+  send(id: string, items: InputItem[], leaseId?: string) {
+    return this.client.input(id, items, { leaseId });
   }
   screen(id: string, opts: { highlights?: boolean }) {
     return this.client.screen(id, opts);

@@ -14,7 +14,7 @@ export const SCREEN_NOTIFY_INTERVAL_MS = 100;
 export const MAX_SUBSCRIPTIONS = 256;
 
 const screenUri = (id: string) => `termhost://sessions/${id}/screen`;
-const URI_PATTERN = /^termhost:\/\/sessions\/([a-z0-9]{1,32})\/screen$/;
+const URI_PATTERN = /^termhost:\/\/sessions\/([A-Za-z0-9][A-Za-z0-9._-]{0,63})\/screen$/;
 
 export function registerScreenResources(server: McpServer, backend: Backend): () => void {
   server.registerResource(

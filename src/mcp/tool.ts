@@ -6,6 +6,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { SESSION_REF_PATTERN } from '../protocol/bounds.js';
 import type { Backend } from './backend.js';
 
 export interface ToolContext {
@@ -72,5 +73,5 @@ export function registerTools(server: McpServer, ctx: ToolContext, tools: readon
 }
 
 /** Shared input fragments. */
-export const sessionId = z.string().regex(/^[a-z0-9]{1,32}$/).describe('Session id, as session_create or session_list give it.');
+export const sessionId = z.string().regex(new RegExp(SESSION_REF_PATTERN)).describe('Session id (or name), as session_create or session_list give it.');
 export const leaseId = z.string().min(1).max(64).optional().describe('Write under this lease (from lease_acquire).');

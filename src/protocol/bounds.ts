@@ -1,23 +1,58 @@
 /**
- * Bounds and value lists of the requests, in plain constants: the request schemas (http.ts) read them, and so does
- * the CLI, which checks its flags against them before sending anything and without loading a schema library.
+ * Bounds on what a caller may ask for, beside the wire types they bound. The HTTP schemas (TypeBox), the MCP tool
+ * schemas (zod) and core's own checks (SessionManager.create and friends) all read them from here, so a bound is
+ * written once. Imports nothing.
  */
 export const Bounds = {
-  /** Terminal columns and rows a session may have. */
+  /** Columns and rows of a terminal, at create and resize. */
   dimensionMin: 1,
   dimensionMax: 1000,
-  /** Longest a wait may block, and its quiet or stable period. */
-  waitMaxMs: 60_000,
-  /** Scrollback lines one read may ask for. */
-  scrollbackReadMaxLines: 100_000,
+  /** argv elements, and characters per element. */
+  commandArgsMax: 256,
+  commandArgCharsMax: 4096,
+  cwdCharsMax: 4096,
+  /** Environment variables a caller may add, name and value lengths. */
+  envVarsMax: 1024,
+  envNameCharsMax: 256,
+  envValueCharsMax: 65_536,
+  /** Labels per session, key and value lengths. */
+  labelsMax: 64,
+  labelKeyCharsMax: 128,
+  labelValueCharsMax: 1024,
+  /** Session names, unique among live sessions. */
+  nameCharsMax: 64,
+  scrollbackLinesMax: 100_000,
+  /** Items in one input batch. */
+  inputItemsMax: 10_000,
+  /** Longest wait or long poll. */
+  waitMsMax: 60_000,
+  regexCharsMax: 4096,
+  bannerCharsMax: 8192,
+  secretReasonCharsMax: 500,
 } as const;
+
+/** `term`: what a terminfo name may look like. */
+export const TERM_PATTERN = '^[A-Za-z0-9._+-]{1,64}$';
+/**
+ * Label keys: letters, digits and `. _ / -`, starting with a letter or digit, so a selector such as
+ * `team=red,env!=prod` can never be ambiguous.
+ */
+export const LABEL_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$';
+/** Environment variable names: anything execve can carry (no `=`, no NUL). */
+export const ENV_NAME_PATTERN = '^[^=\\u0000]+$';
+/**
+ * Session names: a letter first, then letters, digits and `. _ -`. A name is used wherever an id is, so it must be
+ * a valid path segment and must not look like a number to a JSON client.
+ */
+export const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9._-]{0,63}$';
+/** Session ids and names as they appear in a path. */
+export const SESSION_REF_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 
 /** Signals a client may send a session. */
 export const SIGNAL_NAMES = ['HUP', 'TERM', 'KILL', 'INT', 'QUIT', 'USR1', 'USR2'] as const;
-
 /** Roles of named tokens, least to most. */
 export const ROLE_NAMES = ['viewer', 'agent', 'human', 'admin'] as const;
-
+/** Mouse events, buttons and the modifiers held. */
 export const MOUSE_TYPES = ['press', 'release', 'click', 'move', 'drag', 'scroll'] as const;
 export const MOUSE_BUTTONS = ['left', 'middle', 'right', 'wheel-up', 'wheel-down', 'none'] as const;
 export const MOUSE_MODIFIERS = ['shift', 'alt', 'ctrl'] as const;

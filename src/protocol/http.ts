@@ -3,7 +3,19 @@
  * and client code, and generate /openapi.json. Field names are snake_case on the wire.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Bounds, MOUSE_BUTTONS, MOUSE_MODIFIERS, MOUSE_TYPES, ROLE_NAMES, SIGNAL_NAMES } from './bounds.js';
+import {
+  Bounds,
+  ENV_NAME_PATTERN,
+  LABEL_KEY_PATTERN,
+  MOUSE_BUTTONS,
+  MOUSE_MODIFIERS,
+  MOUSE_TYPES,
+  NAME_PATTERN,
+  ROLE_NAMES,
+  SESSION_REF_PATTERN,
+  SIGNAL_NAMES,
+  TERM_PATTERN,
+} from './bounds.js';
 import { StyledRowsSchema } from './styled.js';
 
 /** A string enum as a plain JSON Schema `enum`, typed as the union of its values. */
@@ -93,10 +105,10 @@ export const ScreenChangesSchema = Type.Object(
 export type ScreenChanges = Static<typeof ScreenChangesSchema>;
 export type Modes = Static<typeof ModesSchema>;
 
-const Labels = Type.Record(Type.String(), Type.String({ maxLength: 1024 }), {
-  description: 'Free-form string labels, filterable with ?label=k=v. At most 64, keys 1..128 characters.',
-  propertyNames: { minLength: 1, maxLength: 128, pattern: '^[^=]+$' },
-  maxProperties: 64,
+const Labels = Type.Record(Type.String(), Type.String({ maxLength: Bounds.labelValueCharsMax }), {
+  description: `String labels, filterable with ?label=k=v. At most ${Bounds.labelsMax}; keys are 1..${Bounds.labelKeyCharsMax} letters, digits or . _ / -; values have no control characters.`,
+  propertyNames: { pattern: LABEL_KEY_PATTERN },
+  maxProperties: Bounds.labelsMax,
 });
 
 export const ActorSchema = Type.Object({
@@ -107,7 +119,8 @@ export const ActorSchema = Type.Object({
 export const SessionInfoSchema = Type.Object(
   {
     id: Type.String(),
-    live: Type.Literal(true, { description: 'A running (or exited, not yet deleted) session in this daemon.' }),
+    name: Type.Union([Type.String(), Type.Null()], { description: 'The name given at creation, usable wherever the id is.' }),
+    live: Type.Literal(true, { description: 'A running (or exited, not yet freed) session in this daemon.' }),
     pid: Type.Integer(),
     command: Type.Array(Type.String()),
     cwd: Type.String(),
@@ -139,24 +152,28 @@ export type SessionInfo = Static<typeof SessionInfoSchema>;
 export const CreateSessionBody = Type.Object(
   {
     command: Type.Optional(
-      Type.Array(Type.String({ maxLength: 4096 }), { minItems: 1, maxItems: 256, description: 'argv; default $SHELL' }),
+      Type.Array(Type.String({ maxLength: Bounds.commandArgCharsMax }), { minItems: 1, maxItems: Bounds.commandArgsMax, description: 'argv; default $SHELL' }),
     ),
-    cwd: Type.Optional(Type.String({ maxLength: 4096 })),
+    cwd: Type.Optional(Type.String({ maxLength: Bounds.cwdCharsMax })),
     env: Type.Optional(
-      Type.Record(Type.String(), Type.String({ maxLength: 65536 }), {
-        description: 'Merged over the daemon environment. At most 1024 variables, names 1..256 characters.',
-        propertyNames: { minLength: 1, maxLength: 256, pattern: '^[^=\\u0000]+$' },
-        maxProperties: 1024,
+      Type.Record(Type.String(), Type.String({ maxLength: Bounds.envValueCharsMax }), {
+        description: `Merged over the daemon environment. At most ${Bounds.envVarsMax} variables, names 1..${Bounds.envNameCharsMax} characters.`,
+        propertyNames: { minLength: 1, maxLength: Bounds.envNameCharsMax, pattern: ENV_NAME_PATTERN },
+        maxProperties: Bounds.envVarsMax,
       }),
     ),
     cols: Type.Optional(Dimension('default 80')),
     rows: Type.Optional(Dimension('default 24')),
-    term: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._+-]{1,64}$', description: 'default xterm-256color' })),
-    scrollback: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000, description: 'default 1000 lines' })),
+    term: Type.Optional(Type.String({ pattern: TERM_PATTERN, description: 'default xterm-256color' })),
+    scrollback: Type.Optional(Type.Integer({ minimum: 0, maximum: Bounds.scrollbackLinesMax, description: 'default 1000 lines' })),
     labels: Type.Optional(Labels),
     input_policy: Type.Optional(StringEnum(['auto', 'lease'], { description: 'default auto, or lease with --require-leases' })),
     secret_detect: Type.Optional(Type.Boolean({ description: 'Open a secret-input window on password prompts (default true).' })),
     transcript: Type.Optional(StringEnum(['off', 'redacted', 'raw'], { description: 'What is stored of the output; raw needs an admin.' })),
+    name: Type.Optional(
+      Type.String({ pattern: NAME_PATTERN, description: 'A name to address the session by wherever an id is accepted; unique among live sessions.' }),
+    ),
+    remove_on_exit: Type.Optional(Type.Boolean({ description: 'Free the session as soon as its process exits (the record stays).' })),
   },
   { additionalProperties: false },
 );
@@ -180,7 +197,7 @@ const LeaseIdField = Type.Optional(Type.String({ maxLength: 64, description: 'Th
 
 export const InputBody = Type.Object(
   {
-    input: Type.Array(InputItemSchema, { maxItems: 10000, description: 'Delivered all-or-nothing, in order.' }),
+    input: Type.Array(InputItemSchema, { maxItems: Bounds.inputItemsMax, description: 'Delivered all-or-nothing, in order.' }),
     lease_id: LeaseIdField,
   },
   { additionalProperties: false },
@@ -208,18 +225,29 @@ export const WaitBody = Type.Object(
   {
     text: Type.Optional(Type.String({ minLength: 1, description: 'Matched when the screen contains this text.' })),
     regex: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 4096, description: 'JavaScript regex, multiline, against lines joined by \\n.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: Bounds.regexCharsMax,
+        description: 'JavaScript regex, multiline, against lines joined by \\n; matched off the event loop, at most 250 ms per check.',
+      }),
     ),
-    quiet_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: Bounds.waitMaxMs, description: 'No output bytes for this long.' })),
+    quiet_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: Bounds.waitMsMax, description: 'No output bytes for this long.' })),
     stable_ms: Type.Optional(
       Type.Integer({
         minimum: 1,
-        maximum: Bounds.waitMaxMs,
+        maximum: Bounds.waitMsMax,
         description: 'The screen text stayed the same for this long, even if bytes kept arriving (a redraw of the same text).',
       }),
     ),
     exit: Type.Optional(Type.Boolean({ description: 'Matched when the process has exited.' })),
-    timeout_ms: Type.Integer({ minimum: 0, maximum: Bounds.waitMaxMs }),
+    after_seq: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'text and regex look only below the line where the input that answered this seq was typed (its echo is not matched).',
+      }),
+    ),
+    after_input: Type.Optional(Type.Boolean({ description: 'Like after_seq, for the last input anyone sent to the session.' })),
+    timeout_ms: Type.Integer({ minimum: 0, maximum: Bounds.waitMsMax }),
   },
   { additionalProperties: false },
 );
@@ -261,7 +289,7 @@ export const AttachTokenSchema = Type.Object({
 });
 
 export const BannerBody = Type.Object(
-  { message: Type.String({ minLength: 1, maxLength: 8192, description: 'Shown to people watching the session.' }) },
+  { message: Type.String({ minLength: 1, maxLength: Bounds.bannerCharsMax, description: 'Shown to people watching the session.' }) },
   { additionalProperties: false },
 );
 
@@ -321,7 +349,7 @@ export const SecretStateSchema = Type.Object({
 });
 
 export const SecretActionBody = Type.Object(
-  { action: StringEnum(['start', 'end']), reason: Type.Optional(Type.String({ maxLength: 500 })) },
+  { action: StringEnum(['start', 'end']), reason: Type.Optional(Type.String({ maxLength: Bounds.secretReasonCharsMax })) },
   { additionalProperties: false },
 );
 
@@ -336,4 +364,5 @@ export const CreateTokenBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const SessionIdParams = Type.Object({ id: Type.String({ pattern: '^[a-z0-9]{1,32}$' }) });
+export const SessionRef = Type.String({ pattern: SESSION_REF_PATTERN, description: 'A session id, or the name it was given.' });
+export const SessionIdParams = Type.Object({ id: SessionRef });

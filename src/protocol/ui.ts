@@ -3,12 +3,13 @@
  * about itself. The page, its assets and the code exchange are private routes of the UI and not in /openapi.json.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { SESSION_REF_PATTERN } from './bounds.js';
 import { ActorSchema, StringEnum } from './http.js';
 
 export const LoginCodeBody = Type.Object(
   {
     as: Type.Optional(StringEnum(['human', 'viewer'], { description: 'The UI actor the browser signs in as; default human.' })),
-    session: Type.Optional(Type.String({ pattern: '^[a-z0-9]{1,32}$', description: 'Open this session after signing in.' })),
+    session: Type.Optional(Type.String({ pattern: SESSION_REF_PATTERN, description: 'Open this session after signing in.' })),
     role: Type.Optional(StringEnum(['driver', 'viewer'], { description: "The session pane's attach role; default driver for a person." })),
   },
   { additionalProperties: false },

@@ -4,50 +4,18 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { TermError, type ErrorCode } from '../core/index.js';
+import { ERROR_CATALOGUE, INPUT_STATUS } from '../protocol/errors.js';
 import type { ErrorBody } from '../protocol/http.js';
 
-export const STATUS: Record<ErrorCode, number> = {
-  invalid_request: 400,
-  invalid_json: 400,
-  invalid_key: 400,
-  invalid_input: 400,
-  invalid_mouse: 400,
-  invalid_regex: 400,
-  command_not_found: 400,
-  cwd_not_found: 400,
-  spawn_failed: 500,
-  session_not_found: 404,
-  session_exited: 409,
-  session_limit: 503,
-  connection_limit: 503,
-  lease_limit: 409,
-  token_limit: 409,
-  forbidden: 403,
-  lease_required: 409,
-  lease_held: 409,
-  lease_preempted: 409,
-  lease_not_found: 404,
-  secret_input_active: 423,
-  secret_input_settling: 409,
-  token_exists: 409,
-  token_not_found: 404,
-  input_queue_full: 409,
-  mouse_not_enabled: 409,
-  mouse_mode_mismatch: 409,
-  unauthorized: 401,
-  forbidden_host: 403,
-  forbidden_origin: 403,
-  not_found: 404,
-  body_too_large: 413,
-  internal: 500,
-};
+/** Each code's HTTP status, from the one catalogue (protocol/errors.ts). */
+export const STATUS = Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([code, spec]) => [code, spec.status])) as Record<ErrorCode, number>;
 
 /**
  * The one code with two statuses: reading a session during a secret-input window is 423 (the screen is locked),
  * while sending input is 409 (only the session's state stands in the way: people may still type).
  */
 export function statusOf(err: TermError): number {
-  if (err.code === 'secret_input_active' && err.extra.refused === 'input') return 409;
+  if (err.extra.refused === 'input') return INPUT_STATUS[err.code] ?? STATUS[err.code];
   return STATUS[err.code];
 }
 

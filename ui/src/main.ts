@@ -40,7 +40,7 @@ function navigate(path: string, replace = false): void {
 function route(): void {
   current?.dispose();
   current = undefined;
-  const m = /^\/ui\/sessions\/([a-z0-9]{1,32})\/?$/.exec(location.pathname);
+  const m = /^\/ui\/sessions\/([A-Za-z0-9][A-Za-z0-9._-]{0,63})\/?$/.exec(location.pathname);
   if (m) {
     const role: Role = new URLSearchParams(location.search).get('role') === 'viewer' ? 'viewer' : 'driver';
     const pane = new SessionPane({ id: m[1]!, me, events, navigate }, role, loadXterm);

@@ -94,7 +94,7 @@ async function spawnCheck(checks: Check[]): Promise<void> {
   try {
     const created = runtime.sessions.create({ command: ['sh', '-c', 'exit 0'], cols: 20, rows: 2 }, SYSTEM_ACTOR);
     if (!created.ok) throw created.error;
-    const done = await created.value.wait({ exit: true, timeout_ms: SPAWN_CHECK_MS });
+    const done = await created.value.wait(SYSTEM_ACTOR, { exit: true, timeout_ms: SPAWN_CHECK_MS });
     if (!done.ok || !done.value.matched) throw new Error(`sh in a PTY did not exit within ${SPAWN_CHECK_MS / 1000} s`);
     checks.push({ check: 'node-pty', status: 'ok', detail: 'ran sh in a PTY' });
   } catch (err) {

@@ -10,7 +10,7 @@ export const scrollback: Command = {
   args: 'ID',
   positionals: ['session'],
   flags: [
-    { name: 'lines', short: 'n', kind: 'int', value: 'N', help: 'how many lines', default: '100', min: 0, max: Bounds.scrollbackReadMaxLines, field: '/lines' },
+    { name: 'lines', short: 'n', kind: 'int', value: 'N', help: 'how many lines', default: '100', min: 0, max: Bounds.scrollbackLinesMax, field: '/lines' },
     { name: 'json', kind: 'boolean', help: 'print {lines, total} as JSON' },
   ],
   examples: ['termhost scrollback 3f9c2a1b -n 50', 'termhost scrollback 3f9c2a1b --lines 1000 | grep error'],

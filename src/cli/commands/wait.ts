@@ -4,7 +4,7 @@ import { needArg, noMoreArgs, UsageError } from '../args.js';
 import { printJson, withClient } from '../context.js';
 import type { Command } from './types.js';
 
-const ms = { kind: 'int', value: 'MS', min: 1, max: Bounds.waitMaxMs } as const;
+const ms = { kind: 'int', value: 'MS', min: 1, max: Bounds.waitMsMax } as const;
 
 export const wait: Command = {
   name: 'wait',

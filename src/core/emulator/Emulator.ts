@@ -8,7 +8,7 @@
  * - routing the emulator's answers to terminal queries (cursor position, device attributes) back to the PTY;
  * - knowing which screen rows changed since a snapshot last read them, so a snapshot re-reads only those.
  */
-import xtermHeadless from '@xterm/headless';
+import xtermHeadless, { type IMarker } from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
 import type { MouseEncoding, MouseTracking } from '../input/mouse.js';
 import { lineTextBefore, type XtermLine } from './lineText.js';
@@ -26,7 +26,7 @@ export interface TerminalModes {
 }
 
 interface XtermBuffer {
-  lines: { get(index: number): XtermLine | undefined };
+  lines: { get(index: number): XtermLine | undefined; readonly length: number };
   ybase: number;
   ydisp: number;
   /** The cursor, as the public cursorX/cursorY report it. */
@@ -157,6 +157,19 @@ export class Emulator {
     const buf = this.core.buffer;
     const line = buf.lines.get(buf.ybase + buf.y);
     return line ? lineTextBefore(line, buf.x) : '';
+  }
+
+  /**
+   * A marker on the cursor's line that follows it as the screen scrolls (see InputMarks). Undefined while the
+   * alternate screen is active: xterm keeps markers in the normal buffer only.
+   */
+  markCursorLine(): IMarker | undefined {
+    return this.altScreen ? undefined : this.term.registerMarker(0);
+  }
+
+  /** Lines in the normal buffer, scrollback included. */
+  get normalBufferLength(): number {
+    return this.core.buffers.normal.lines.length;
   }
 
   /** xterm's storage of line `index` of the normal buffer, scrollback included (0 = oldest). */

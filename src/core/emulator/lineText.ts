@@ -19,6 +19,8 @@ export interface XtermLine {
   readonly _data: Uint32Array;
   readonly _combined: Record<number, string | undefined>;
   readonly length: number;
+  /** The line continues the one above it: the text was wrapped at the right margin. */
+  readonly isWrapped: boolean;
   translateToString(trimRight?: boolean, startCol?: number, endCol?: number): string;
 }
 

@@ -19,7 +19,9 @@ export function encodeInput(items: readonly InputItem[], modes: InputModes): Res
     const item = items[index]!;
     if ('key' in item) {
       const enc = encodeKey(item.key, { appCursorKeys: modes.appCursorKeys });
-      if (!enc.ok) return fail(new TermError('invalid_key', `input[${index}]: ${enc.error}`, { index, key: item.key }));
+      if (!enc.ok) {
+        return fail(new TermError('invalid_key', `input[${index}]: ${enc.error}`, { index, key: item.key, ...(enc.suggestion ? { did_you_mean: enc.suggestion } : {}) }));
+      }
       parts.push(enc.bytes);
     } else if ('paste' in item) {
       parts.push(encodePaste(item.paste, modes.bracketedPaste));

@@ -1,7 +1,7 @@
 /** Table tests for the key-name encoder: every alias, every row class of the key table, every error class. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeKey, isKeyName, type KeyModes } from './keys.js';
+import { encodeKey, isKeyName, suggestKey, type KeyModes } from './keys.js';
 
 const NORMAL: KeyModes = { appCursorKeys: false };
 const APP: KeyModes = { appCursorKeys: true };
@@ -56,6 +56,23 @@ const GOOD: ReadonlyArray<readonly [string, KeyModes, string]> = [
   ['F10', NORMAL, '\x1b[21~'],
   ['F11', NORMAL, '\x1b[23~'],
   ['F12', APP, '\x1b[24~'],
+  // the spellings people type: Return, ^C, Ctrl-C, Alt-x, Shift-Tab
+  ['Return', NORMAL, '\r'],
+  ['M-Return', NORMAL, '\x1b\r'],
+  ['^C', NORMAL, '\x03'],
+  ['^c', NORMAL, '\x03'],
+  ['^[', NORMAL, '\x1b'],
+  ['^?', NORMAL, '\x7f'],
+  ['^@', NORMAL, '\x00'],
+  ['Ctrl-C', NORMAL, '\x03'],
+  ['Ctrl-c', NORMAL, '\x03'],
+  ['ctrl+d', NORMAL, '\x04'],
+  ['Control-a', NORMAL, '\x01'],
+  ['Alt-x', NORMAL, '\x1bx'],
+  ['Meta-f', NORMAL, '\x1bf'],
+  ['Shift-Tab', NORMAL, '\x1b[Z'],
+  ['Ctrl-Alt-Delete', NORMAL, '\x1b[3;7~'],
+  ['Ctrl-Left', NORMAL, '\x1b[1;5D'],
   // single characters, sent literally (UTF-8)
   ['a', NORMAL, 'a'],
   ['Z', NORMAL, 'Z'],
@@ -155,7 +172,20 @@ const BAD: ReadonlyArray<readonly [string, string]> = [
   ['F0', 'F1 to F12'],
   ['C-Foo', 'Unknown key'],
   ['ab', 'Unknown key'],
-  ['Return', 'Unknown key'],
+  ['Entr', 'did you mean "Enter"'],
+  ['Escpe', 'did you mean "Escape"'],
+  ['Dwon', 'did you mean "Down"'],
+  ['C-Lfet', 'did you mean "Left"'],
+  // invisible, separator, private-use and unassigned code points are not keys
+  ['\u202e', 'invisible'],
+  ['\u200b', 'invisible'],
+  ['\u2028', 'invisible'],
+  ['\u2029', 'invisible'],
+  ['\u00a0', 'invisible'],
+  ['\u3000', 'invisible'],
+  ['\ue000', 'invisible'],
+  ['\u0378', 'invisible'],
+  ['M-\u202e', 'invisible'],
   ['enter', 'did you mean "Enter"'],
   ['UP', 'did you mean "Up"'],
   ['pgup', 'did you mean "PgUp"'],
@@ -215,4 +245,23 @@ for (const [name, fragment] of BAD) {
     }
     assert.equal(isKeyName(name), false);
   });
+}
+
+// [mistyped name, the suggestion]; undefined when nothing is close enough to guess.
+const SUGGEST: ReadonlyArray<readonly [string, string | undefined]> = [
+  ['Entr', 'Enter'],
+  ['enter', 'Enter'],
+  ['Ener', 'Enter'],
+  ['Tabb', 'Tab'],
+  ['PgUP', 'PgUp'],
+  ['C-Entr', 'C-Enter'],
+  ['M-Escpae', 'M-Escape'],
+  ['Ctrl-Lfet', 'C-Left'],
+  ['Enter', undefined], // valid names need no suggestion
+  ['hello world', undefined],
+  ['Xyzzy', undefined],
+  ['supercalifragilistic', undefined],
+];
+for (const [name, want] of SUGGEST) {
+  test(`a mistyped ${JSON.stringify(name)} suggests ${JSON.stringify(want)}`, () => assert.equal(suggestKey(name), want));
 }

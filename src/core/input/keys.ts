@@ -19,8 +19,8 @@ export interface KeyModes {
   appCursorKeys: boolean;
 }
 
-/** `error` is a sentence for a person and always names the key as given. */
-export type Encoded = { ok: true; bytes: Buffer } | { ok: false; error: string };
+/** `error` is a sentence for a person and always names the key as given; `suggestion` is the closest valid name. */
+export type Encoded = { ok: true; bytes: Buffer } | { ok: false; error: string; suggestion?: string };
 
 const ESC = '\x1b';
 const CSI = '\x1b[';
@@ -80,6 +80,7 @@ const SPECIALS: ReadonlyMap<string, Special> = new Map([
 /** Named keys with no xterm modified form. Space is not here: it is handled as the character ' '. */
 const PLAIN: ReadonlyMap<string, string> = new Map([
   ['Enter', '\r'],
+  ['Return', '\r'],
   ['Escape', ESC],
   ['Esc', ESC],
   ['Tab', '\t'],
@@ -99,9 +100,45 @@ const NO_CTRL: Readonly<Record<string, string>> = {
   Backspace: 'terminals disagree on what Ctrl+Backspace sends; use "C-h" for ^H or "Backspace" for ^?',
 };
 
-const CANONICAL: Readonly<Record<string, string>> = { Esc: 'Escape', BSpace: 'Backspace' };
+const CANONICAL: Readonly<Record<string, string>> = { Esc: 'Escape', BSpace: 'Backspace', Return: 'Enter' };
+
+/**
+ * Modifier spellings people type, beside tmux's C- M- S-: `Ctrl-c`, `Ctrl+c`, `Alt-x`, `Meta-x`, `Shift-Tab`
+ * (any case). `^C` is Ctrl+C, as terminals print it.
+ */
+const LONG_PREFIXES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^(ctrl|control)[-+]/i, 'C-'],
+  [/^(alt|meta|opt|option)[-+]/i, 'M-'],
+  [/^shift[-+]/i, 'S-'],
+];
+
+/** `name` in tmux's own spelling, when it uses one of the aliases above; otherwise unchanged. */
+export function canonicalKeyName(name: string): string {
+  let rest = name;
+  let prefix = '';
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [re, short] of LONG_PREFIXES) {
+      const m = re.exec(rest);
+      if (m && rest.length > m[0].length) {
+        prefix += short;
+        rest = rest.slice(m[0].length);
+        changed = true;
+      }
+    }
+  }
+  // ^C, ^[, ^? as a terminal shows them: Ctrl with that character (letters as lower case, as tmux writes C-c).
+  if (rest.length === 2 && rest[0] === '^' && /[?-Z[\\\]_a-z]/.test(rest[1]!)) {
+    prefix += 'C-';
+    rest = rest[1]!.toLowerCase();
+  }
+  return prefix + rest;
+}
 
 const ALL_NAMES = [...SPECIALS.keys(), ...PLAIN.keys(), 'Space'];
+
+/** Format, separator, private-use and unassigned code points; U+0020 itself is Space, a key. */
+const INVISIBLE = /^(?! )[\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
 const BY_LOWER = new Map(ALL_NAMES.map((n) => [n.toLowerCase(), n]));
 
 export function encodeKey(name: string, modes: KeyModes): Encoded {
@@ -109,7 +146,7 @@ export function encodeKey(name: string, modes: KeyModes): Encoded {
   if (name === '') return fail('The key name is empty ("").');
 
   const mods: Mods = { ctrl: false, alt: false, shift: false };
-  let rest = name;
+  let rest = canonicalKeyName(name);
   // Same rule as tmux: a prefix is a modifier letter followed by '-' with something (possibly '-') after it.
   while (rest.length >= 2 && rest[1] === '-' && (rest[0] === 'C' || rest[0] === 'M' || rest[0] === 'S')) {
     if (rest[0] === 'C') mods.ctrl = true;
@@ -127,7 +164,49 @@ export function encodeKey(name: string, modes: KeyModes): Encoded {
 
   if (rest === 'Space') return encodeChar(q, ' ', mods);
   if ([...rest].length === 1) return encodeChar(q, rest, mods);
-  return fail(unknownMessage(q, rest));
+  const near = nearestName(rest);
+  const prefixes = canonicalKeyName(name).slice(0, canonicalKeyName(name).length - rest.length);
+  return { ok: false, error: unknownMessage(q, rest, near), ...(near ? { suggestion: prefixes + near } : {}) };
+}
+
+/** The valid key name closest to a mistyped one ("Entr" -> "Enter"), or undefined when nothing is close. */
+export function suggestKey(name: string): string | undefined {
+  const enc = encodeKey(name, { appCursorKeys: false });
+  return enc.ok ? undefined : enc.suggestion;
+}
+
+/** Edit distance with transpositions (optimal string alignment); inputs are short key names. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** Names longer than this are not key names mistyped but something else (text); no suggestion. */
+const SUGGEST_MAX_CHARS = 16;
+
+function nearestName(base: string): string | undefined {
+  const exact = BY_LOWER.get(base.toLowerCase());
+  if (exact) return exact;
+  if (base.length > SUGGEST_MAX_CHARS || base.length < 3) return undefined;
+  const lower = base.toLowerCase();
+  // Short names get one edit, longer ones two: "Ent" is Enter's start, "Tba" is Tab.
+  const allowed = lower.length <= 4 ? 1 : 2;
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const n of ALL_NAMES) {
+    const dist = editDistance(lower, n.toLowerCase());
+    if (dist < bestD) [best, bestD] = [n, dist];
+  }
+  return bestD <= allowed ? best : undefined;
 }
 
 /** True when `encodeKey(name, …)` would succeed; the answer never depends on the modes. */
@@ -168,6 +247,13 @@ function encodeChar(q: string, ch: string, mods: Mods): Encoded {
   // Enter, Tab or C-x, or the raw escape hatch when it really means arbitrary bytes.
   if (/^[\p{Cc}\p{Cs}]$/u.test(ch)) {
     return fail(`Key ${q} is not a printable character; use a key name such as Enter, Tab or C-x instead.`);
+  }
+  // No key on any keyboard types an invisible format character (U+202E, the right-to-left override, reorders what a
+  // person sees), a line or paragraph separator, a space other than Space, a private-use or an unassigned code
+  // point. A key item is a claim about a key press; text and raw items remain for callers who mean these characters.
+  if (INVISIBLE.test(ch)) {
+    const cp = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    return fail(`Key ${q} (${cp}) is an invisible, separator, private-use or unassigned character, not a key; send it as a text or raw item if you mean it.`);
   }
   let out = ch;
   if (mods.shift) {
@@ -214,13 +300,13 @@ function ctrlCode(ch: string): number | undefined {
   return undefined;
 }
 
-function unknownMessage(q: string, base: string): string {
+function unknownMessage(q: string, base: string, near: string | undefined): string {
   const where = q === JSON.stringify(base) ? '' : ` (${JSON.stringify(base)} after the prefixes)`;
   const tail =
     'expected a named key such as Enter, Up or F5, or a single character, optionally with C-, M-, S- prefixes.';
-  const near = BY_LOWER.get(base.toLowerCase());
-  if (near) return `Unknown key ${q}${where}; names are case-sensitive: did you mean "${near}"?`;
+  if (near && near.toLowerCase() === base.toLowerCase()) return `Unknown key ${q}${where}; names are case-sensitive: did you mean "${near}"?`;
   if (/^F\d+$/.test(base)) return `Unknown key ${q}${where}: function keys go from F1 to F12.`;
+  if (near) return `Unknown key ${q}${where}: did you mean "${near}"? (${tail})`;
   return `Unknown key ${q}${where}: ${tail}`;
 }
 

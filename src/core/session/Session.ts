@@ -6,8 +6,11 @@
  * While a secret-input window is open the emulator still consumes every byte, but nothing derived from the output
  * leaves: no output or parsed events, nothing in the ring, and session info frozen as it was when the window opened.
  */
-import type { Screen, SessionInfo } from '../../protocol/http.js';
+import { Bounds } from '../../protocol/bounds.js';
+import type { Screen, ScreenChanges, SessionInfo } from '../../protocol/http.js';
 import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
+import { LEASE_TTL_MAX_MS, LEASE_TTL_MIN_MS, type Lease, type LeaseMode } from '../control/LeaseTable.js';
+import { requireRole } from '../control/policy.js';
 import { looksLikeSecretPrompt, type SecretState } from '../control/SecretWindow.js';
 import { SessionControl, type ControlOptions } from '../control/SessionControl.js';
 import { Emulator } from '../emulator/Emulator.js';
@@ -16,16 +19,35 @@ import { Emitter } from '../events/Emitter.js';
 import { encodeInput, type InputItem } from '../input/batch.js';
 import { encodeMouse, type MouseEvent } from '../input/mouse.js';
 import { Limits } from '../limits.js';
-import type { PtyExit, PtyProcess, Signal } from '../pty/PtyProcess.js';
+import { SIGNALS, type PtyExit, type PtyProcess, type Signal } from '../pty/PtyProcess.js';
 import { scrollbackLines, snapshotScreen } from '../snapshot/screen.js';
+import { withStyledRows } from '../snapshot/styled.js';
+import { InputMarks, INPUT_MARKS_KEPT } from './InputMarks.js';
+import { validateSize } from './validateSpec.js';
 import { Audience, type AttachedClient, type ClientRole } from './Audience.js';
 import type { ExitReason, InputSource, ResolvedSpec, SessionEvents } from './types.js';
 import { OutputRing } from './OutputRing.js';
 import { ScreenHistory } from './ScreenHistory.js';
 import { changesSince, type ChangesOptions } from './changes.js';
-import { compileWaitRegex, waitFor, type WaitCondition, type WaitOutcome } from './wait.js';
+import { checkWaitCondition, compileWaitRegex, waitFor, type WaitCondition, type WaitOutcome } from './wait.js';
 
 export type { AttachedClient, ClientRole, ExitReason, InputSource, ResolvedSpec, SessionEvents };
+
+/** How a screen is asked for: text (default), raw (plus styled ANSI that repaints it), styled (plus styled spans). */
+export interface ScreenOptions {
+  format?: 'text' | 'raw' | 'styled';
+  /** Add the runs drawn in inverse video. */
+  highlights?: boolean;
+}
+
+/** An accepted input batch: items written, and the output offset at that moment (for `after_seq` waits). */
+export interface SendOutcome {
+  written: number;
+  seq: number;
+}
+
+/** Scrollback lines a read returns when it does not say. */
+export const DEFAULT_SCROLLBACK_READ_LINES = 100;
 
 export class Session {
   readonly events = new Emitter<SessionEvents>();
@@ -35,6 +57,8 @@ export class Session {
   readonly control: SessionControl;
   /** Screens served to clients, for "what changed since seq N". */
   readonly history = new ScreenHistory();
+  /** Where recent input was typed, for waits that look only at what came after it. */
+  private readonly inputMarks = new InputMarks();
   private readonly audience: Audience;
   private seqBytes = 0;
   /** Epoch ms of the last output byte; a number, not a Date, because it is set for every PTY read. */
@@ -149,6 +173,7 @@ export class Session {
     const f = this.frozen;
     return {
       id: this.id,
+      name: this.spec.name ?? null,
       live: true,
       pid: this.pid,
       command: this.spec.command,
@@ -174,7 +199,7 @@ export class Session {
     };
   }
 
-  /** Whether anything derived from output may be read now. */
+  /** Whether anything derived from output may be read now: the one secret-window read rule. */
   readable(): Result<void> {
     if (!this.secretActive) return ok(undefined);
     const s = this.secretState;
@@ -183,15 +208,24 @@ export class Session {
     );
   }
 
-  /** The screen with everything received so far parsed. Callers check `readable()` first. */
-  async screen(withRaw = false, withHighlights = false): Promise<Screen> {
+  /**
+   * The screen for an actor, with everything received so far parsed. Refused during a secret-input window, also
+   * one that opened while the last bytes were being parsed.
+   */
+  async screen(actor: Actor, opts: ScreenOptions = {}): Promise<Result<Screen>> {
+    void actor; // every role may read; the actor is here for the rule's sake and for scopes
+    const before = this.readable();
+    if (!before.ok) return before;
     await this.emulator.whenParsed();
-    return this.screenNow(withRaw, withHighlights);
+    const after = this.readable();
+    if (!after.ok) return after;
+    const screen = this.screenNow(opts.format === 'raw', opts.highlights ?? false);
+    return ok(opts.format === 'styled' ? withStyledRows(screen, this.emulator) : screen);
   }
 
   /**
    * The screen as parsed right now, remembered as served at its seq; callers that need every received byte reflected
-   * use `screen()`.
+   * use `screen()`. Callers check `readable()` first.
    */
   screenNow(withRaw = false, withHighlights = false): Screen {
     const screen = this.peekScreen(withRaw, withHighlights);
@@ -199,9 +233,8 @@ export class Session {
     return screen;
   }
 
-  /** The screen as parsed right now, not remembered: for looking without serving. */
+  /** The screen as parsed right now, not remembered: for looking without serving. Callers check `readable()` first. */
   peekScreen(withRaw = false, withHighlights = false): Screen {
-    if (this.secretActive) throw new TermError('secret_input_active', 'the screen is hidden while a secret-input window is open');
     const e = this.exitState?.exit;
     return snapshotScreen(
       this.emulator,
@@ -218,10 +251,16 @@ export class Session {
     );
   }
 
-  async scrollback(lines: number): Promise<{ lines: string[]; total: number }> {
+  /** The last `lines` lines that scrolled off the top, for an actor; hidden during a secret-input window. */
+  async scrollback(actor: Actor, lines: number = DEFAULT_SCROLLBACK_READ_LINES): Promise<Result<{ lines: string[]; total: number }>> {
+    void actor;
+    if (!Number.isInteger(lines) || lines < 0 || lines > Bounds.scrollbackLinesMax) {
+      return fail(new TermError('invalid_request', `lines must be an integer from 0 to ${Bounds.scrollbackLinesMax}`, { field: 'lines' }));
+    }
     await this.emulator.whenParsed();
-    if (this.secretActive) throw new TermError('secret_input_active', 'the scrollback is hidden while a secret-input window is open');
-    return scrollbackLines(this.emulator, lines);
+    const readable = this.readable();
+    if (!readable.ok) return readable;
+    return ok(scrollbackLines(this.emulator, lines));
   }
 
   /** Input from an actor: policy first (role, secret window, leases), then one contiguous write, or nothing. */
@@ -230,6 +269,7 @@ export class Session {
     const result = this.tryInput(actor, bytes, opts.leaseId);
     if (result.ok) {
       this.control.accepted(actor);
+      this.inputMarks.mark(this.seqBytes, this.emulator.markCursorLine());
       this.events.emit('inputAccepted', actor, source);
     } else this.events.emit('inputRejected', actor, source, result.error.code);
     return result;
@@ -237,26 +277,122 @@ export class Session {
 
   /**
    * Text, key names, pastes and raw bytes, encoded for the application's current modes and written as one
-   * contiguous write; the whole batch is refused if any item is invalid. Returns the number of items written.
+   * contiguous write; the whole batch is refused if any item is invalid. Answers how many items were written and
+   * the output offset at that moment: a wait with `after_seq` set to it looks only at what comes afterwards.
    */
-  send(actor: Actor, items: readonly InputItem[], opts: { leaseId?: string; source?: InputSource } = {}): Result<number> {
+  send(actor: Actor, items: readonly InputItem[], opts: { leaseId?: string; source?: InputSource } = {}): Result<SendOutcome> {
+    if (!Array.isArray(items) || items.length > Bounds.inputItemsMax) {
+      return fail(new TermError('invalid_request', `input must be an array of at most ${Bounds.inputItemsMax} items`, { field: 'input' }));
+    }
     const modes = this.emulator.modes;
     const bytes = encodeInput(items, { appCursorKeys: modes.app_cursor_keys, bracketedPaste: modes.bracketed_paste });
     if (!bytes.ok) return bytes;
     const written = this.input(actor, bytes.value, opts);
-    return written.ok ? ok(items.length) : written;
+    return written.ok ? ok({ written: items.length, seq: this.seqBytes }) : written;
   }
 
-  /** Wait for text, a regex, quiet, a stable screen or exit; see waitFor. */
-  async wait(cond: WaitCondition, signal?: AbortSignal): Promise<Result<WaitOutcome>> {
+  /** Wait for text, a regex, quiet, a stable screen, a prompt or exit; see waitFor. Bounds are checked here. */
+  async wait(actor: Actor, cond: WaitCondition, signal?: AbortSignal): Promise<Result<WaitOutcome>> {
+    void actor;
+    const checked = checkWaitCondition(cond);
+    if (!checked.ok) return checked;
     const regex = cond.regex === undefined ? undefined : compileWaitRegex(cond.regex);
     if (regex && !regex.ok) return regex;
-    return waitFor(this, cond, regex?.value, signal);
+    let afterRow: (() => number) | undefined;
+    if (cond.after_seq !== undefined || cond.after_input) {
+      const at = cond.after_input ? this.inputMarks.last : this.inputMarks.rowAt(cond.after_seq!);
+      if (at === undefined) {
+        return fail(
+          new TermError(
+            'invalid_request',
+            cond.after_input
+              ? 'after_input: nothing was typed into this session yet'
+              : `after_seq ${cond.after_seq} is not the seq of a recent input; use the seq an input answer returned (the last ${INPUT_MARKS_KEPT} are remembered)`,
+            { field: cond.after_input ? 'after_input' : 'after_seq' },
+          ),
+        );
+      }
+      const seq = at.seq;
+      afterRow = () => this.inputMarks.rowAt(seq)?.row ?? -1;
+    }
+    return waitFor(this, cond, regex?.value, signal, afterRow);
   }
 
   /** What changed since the screen served at `sinceSeq`, optionally waiting for a change; see changesSince. */
-  changesSince(sinceSeq: number, opts: ChangesOptions = {}): ReturnType<typeof changesSince> {
+  async changes(actor: Actor, sinceSeq: number, opts: ChangesOptions = {}): Promise<Result<ScreenChanges>> {
+    void actor;
+    if (!Number.isInteger(sinceSeq) || sinceSeq < 0) return fail(new TermError('invalid_request', 'since_seq must be a non-negative integer', { field: 'since_seq' }));
+    if (opts.waitMs !== undefined && (!Number.isInteger(opts.waitMs) || opts.waitMs < 0 || opts.waitMs > Bounds.waitMsMax)) {
+      return fail(new TermError('invalid_request', `wait_ms must be an integer from 0 to ${Bounds.waitMsMax}`, { field: 'wait_ms' }));
+    }
     return changesSince(this, sinceSeq, opts);
+  }
+
+  /** Resize the terminal for an actor that may drive it; the application gets SIGWINCH. */
+  resize(actor: Actor, cols: number, rows: number): Result<void> {
+    const allowed = requireRole(actor, 'agent', 'resizing a session');
+    if (!allowed.ok) return allowed;
+    const size = validateSize(cols, rows);
+    if (!size.ok) return size;
+    this.resizeNow(size.value.cols, size.value.rows);
+    return ok(undefined);
+  }
+
+  /** Send a signal for an actor; there must still be a process to receive it. */
+  signal(actor: Actor, sig: Signal): Result<void> {
+    const allowed = requireRole(actor, 'agent', 'signalling a session');
+    if (!allowed.ok) return allowed;
+    if (!SIGNALS.includes(sig)) return fail(new TermError('invalid_request', `signal must be one of ${SIGNALS.join(', ')}`, { field: 'signal' }));
+    if (this.exited) return fail(new TermError('session_exited', `session "${this.id}" has exited; there is no process to signal`));
+    this.signalsSent.add(`SIG${sig}`);
+    this.pty.signal(sig);
+    return ok(undefined);
+  }
+
+  /** Take (or, with `leaseId`, renew) an input lease. */
+  acquireLease(actor: Actor, mode: LeaseMode, ttlMs: number, leaseId?: string): Result<Lease> {
+    const allowed = requireRole(actor, 'agent', 'taking an input lease');
+    if (!allowed.ok) return fail(allowed.error);
+    if (mode !== 'shared' && mode !== 'exclusive') return fail(new TermError('invalid_request', 'mode must be "shared" or "exclusive"', { field: 'mode' }));
+    if (!Number.isInteger(ttlMs) || ttlMs < LEASE_TTL_MIN_MS || ttlMs > LEASE_TTL_MAX_MS) {
+      return fail(new TermError('invalid_request', `ttl_ms must be an integer from ${LEASE_TTL_MIN_MS} to ${LEASE_TTL_MAX_MS}`, { field: 'ttl_ms' }));
+    }
+    return this.control.leases.acquire(actor, mode, ttlMs, leaseId);
+  }
+
+  releaseLease(actor: Actor, leaseId: string): Result<Lease> {
+    const allowed = requireRole(actor, 'agent', 'releasing an input lease');
+    if (!allowed.ok) return fail(allowed.error);
+    return this.control.leases.release(actor, leaseId);
+  }
+
+  leases(): Lease[] {
+    return this.control.leases.list();
+  }
+
+  /** Start (anyone: raising the shield is always safe) or end (people only, once quiet) a secret-input window. */
+  secretAction(actor: Actor, action: 'start' | 'end', reason?: string): Result<SecretState> {
+    if (action === 'start') {
+      if (reason !== undefined && reason.length > Bounds.secretReasonCharsMax) {
+        return fail(new TermError('invalid_request', `reason must be at most ${Bounds.secretReasonCharsMax} characters`, { field: 'reason' }));
+      }
+      this.startSecret(actor, reason ?? `started by ${actor.name}`);
+      return ok(this.secretState);
+    }
+    if (action !== 'end') return fail(new TermError('invalid_request', 'action must be "start" or "end"', { field: 'action' }));
+    const ended = this.endSecret(actor);
+    return ended.ok ? ok(this.secretState) : ended;
+  }
+
+  /** A notice for the people watching, from an actor that may drive the session. */
+  banner(actor: Actor, message: string): Result<void> {
+    const allowed = requireRole(actor, 'agent', 'posting a banner');
+    if (!allowed.ok) return allowed;
+    if (typeof message !== 'string' || message.length < 1 || message.length > Bounds.bannerCharsMax) {
+      return fail(new TermError('invalid_request', `message must be 1 to ${Bounds.bannerCharsMax} characters`, { field: 'message' }));
+    }
+    this.audience.publish(message);
+    return ok(undefined);
   }
 
   private tryInput(actor: Actor, bytes: Buffer, leaseId?: string): Result<number> {
@@ -279,6 +415,9 @@ export class Session {
   }
 
   mouse(actor: Actor, ev: MouseEvent, leaseId?: string): Result<number> {
+    // The role first: a viewer learns nothing about the modes from a refusal.
+    const allowed = requireRole(actor, 'agent', 'sending mouse events');
+    if (!allowed.ok) return fail(allowed.error);
     const m = this.emulator.modes;
     const encoding = m.mouse_encoding === 'sgr_pixels' ? 'sgr' : m.mouse_encoding;
     const encoded = encodeMouse(ev, { tracking: m.mouse, encoding }, { cols: this.cols, rows: this.rows });
@@ -319,17 +458,13 @@ export class Session {
     if (looksLikeSecretPrompt(line)) this.startSecret(SYSTEM_ACTOR, `password prompt detected: "${line.trim().slice(-80)}"`);
   }
 
-  resize(cols: number, rows: number): void {
+  /** Resize without a policy check: for the runtime's own use (an attach driver's size is checked by its frame). */
+  private resizeNow(cols: number, rows: number): void {
     if (cols === this.cols && rows === this.rows) return;
     this.emulator.resize(cols, rows);
     this.history.clear();
     this.pty.resize(cols, rows);
     this.events.emit('resized', cols, rows);
-  }
-
-  signal(sig: Signal): void {
-    this.signalsSent.add(`SIG${sig}`);
-    this.pty.signal(sig);
   }
 
   attachClient(role: ClientRole, actor: Actor): AttachedClient {
@@ -338,10 +473,6 @@ export class Session {
 
   get attachedClients(): { viewers: number; drivers: number } {
     return this.audience.counts;
-  }
-
-  publishBanner(message: string): void {
-    this.audience.publish(message);
   }
 
   get retainedBanners(): readonly string[] {
@@ -366,6 +497,7 @@ export class Session {
     this.events.emit('disposed');
     this.audience.detachAll();
     this.control.dispose();
+    this.inputMarks.dispose();
     this.pty.dispose();
     this.emulator.dispose();
     this.ring.clear();

@@ -7,12 +7,17 @@ import os from 'node:os';
 import { TermError, fail, ok, type Result } from '../errors.js';
 import { Emitter } from '../events/Emitter.js';
 import { Limits } from '../limits.js';
-import type { Signal } from '../pty/PtyProcess.js';
+import { SIGNALS, type Signal } from '../pty/PtyProcess.js';
 import { spawnPty } from '../pty/spawnPty.js';
 import { Session, type ResolvedSpec } from './Session.js';
 import type { ControlOptions } from '../control/SessionControl.js';
 import type { InputPolicy } from '../control/LeaseTable.js';
-import type { Actor } from '../control/actor.js';
+import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
+import { mayStoreRaw, requireRole } from '../control/policy.js';
+import { validateSpec } from './validateSpec.js';
+
+/** First characters of session ids: letters other than "e" (which could make an id read as a number, "1e5"). */
+const ID_FIRST = 'abcdfghjkmnpqrstuvwxyz';
 
 /** The daemon's own credentials never leak into the programs it runs. */
 const PRIVATE_ENV = new Set(['TERMHOST_TOKEN']);
@@ -35,6 +40,10 @@ export interface SessionSpec {
   secret_detect?: boolean;
   /** What a transcript store keeps of this session's output: off, redacted (default) or raw. */
   transcript?: 'off' | 'redacted' | 'raw';
+  /** A name to address the session by wherever an id is accepted; unique among the sessions held. */
+  name?: string;
+  /** Free the session as soon as its process has exited (its record stays in the store). */
+  remove_on_exit?: boolean;
 }
 
 export interface SessionManagerOptions {
@@ -47,6 +56,8 @@ export interface SessionManagerOptions {
   secretDetect?: boolean;
   /** Ids that must not be given out again, such as those of stored records. */
   idInUse?: (id: string) => boolean;
+  /** How long an exited session stays readable before it is freed (default 1 h); 0 frees it at once. */
+  exitedTtlMs?: number;
 }
 
 export type ManagerEvents = {
@@ -61,12 +72,16 @@ export class SessionManager {
   private readonly baseEnv: NodeJS.ProcessEnv;
   private readonly defaults: ControlOptions;
   private readonly idInUse: (id: string) => boolean;
+  private readonly exitedTtlMs: number;
+  /** Timers that free exited sessions. */
+  private readonly expiry = new Map<string, NodeJS.Timeout>();
 
   constructor(opts: SessionManagerOptions = {}) {
     this.maxSessions = opts.maxSessions ?? Limits.maxSessions;
     this.baseEnv = opts.baseEnv ?? process.env;
     this.defaults = { inputPolicy: opts.inputPolicy ?? 'auto', secretDetect: opts.secretDetect ?? true };
     this.idInUse = opts.idInUse ?? (() => false);
+    this.exitedTtlMs = opts.exitedTtlMs ?? Limits.exitedSessionTtlMs;
   }
 
   resolveSpec(spec: SessionSpec): ResolvedSpec {
@@ -86,14 +101,33 @@ export class SessionManager {
       scrollback: spec.scrollback ?? Limits.defaultScrollbackLines,
       labels: spec.labels ?? {},
       transcript: spec.transcript ?? 'redacted',
+      name: spec.name,
+      remove_on_exit: spec.remove_on_exit ?? false,
     };
   }
 
-  /** Start a session; `createdBy` is recorded as its creator. */
-  create(spec: SessionSpec = {}, createdBy?: Actor): Result<Session> {
-    if (this.sessions.size >= this.maxSessions) {
+  /**
+   * Start a session for an actor, who is recorded as its creator. The one place a spec is checked: bounds, the
+   * actor's role, who may store raw transcripts, a free name, and the cap on live sessions. An embedding program
+   * that passes no actor acts as the runtime itself.
+   */
+  create(spec: SessionSpec = {}, actor?: Actor): Result<Session> {
+    const who = actor ?? SYSTEM_ACTOR;
+    const allowed = requireRole(who, 'agent', 'starting a session');
+    if (!allowed.ok) return fail(allowed.error);
+    const valid = validateSpec(spec);
+    if (!valid.ok) return valid;
+    if (spec.transcript === 'raw') {
+      const raw = mayStoreRaw(who);
+      if (!raw.ok) return fail(raw.error);
+    }
+    if (spec.name !== undefined && this.byRef(spec.name)) {
+      return fail(new TermError('session_name_taken', `a session named "${spec.name}" already exists; choose another name or delete it first`, { field: 'name' }));
+    }
+    const live = this.liveCount();
+    if (live >= this.maxSessions) {
       return fail(
-        new TermError('session_limit', `the session limit (${this.maxSessions}) is reached; delete a session first`, {}, true),
+        new TermError('session_limit', `the limit of ${this.maxSessions} running sessions is reached; end one first (exited sessions do not count)`, { max: this.maxSessions }, true),
       );
     }
     const resolved = this.resolveSpec(spec);
@@ -113,16 +147,18 @@ export class SessionManager {
       resolved,
       spawned.value,
       { inputPolicy: spec.input_policy ?? this.defaults.inputPolicy, secretDetect: spec.secret_detect ?? this.defaults.secretDetect },
-      createdBy,
+      actor,
     );
     this.sessions.set(session.id, session);
+    session.events.on('exit', () => this.exited(session));
     this.events.emit('created', session);
     return ok(session);
   }
 
-  get(id: string): Result<Session> {
-    const session = this.sessions.get(id);
-    if (!session) return fail(new TermError('session_not_found', `no session "${id}"`));
+  /** A session by id, or by name. */
+  get(ref: string): Result<Session> {
+    const session = this.byRef(ref);
+    if (!session) return fail(new TermError('session_not_found', `no session "${ref}"`));
     return ok(session);
   }
 
@@ -135,30 +171,91 @@ export class SessionManager {
     return this.sessions.size;
   }
 
-  /** Signal the process group (escalating to SIGKILL), wait for the exit, then free the session. */
-  async delete(id: string, sig: Signal = 'HUP'): Promise<Result<void>> {
-    const found = this.get(id);
+  /** Sessions whose process is still running: what the session cap counts. */
+  liveCount(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) if (!s.exited) n++;
+    return n;
+  }
+
+  /**
+   * End a session for an actor: signal the whole session (escalating to SIGKILL), wait for the exit, then free it.
+   * Its record stays in the store.
+   */
+  async delete(actor: Actor, ref: string, sig: Signal = 'HUP'): Promise<Result<void>> {
+    const allowed = requireRole(actor, 'agent', 'ending a session');
+    if (!allowed.ok) return allowed;
+    if (!SIGNALS.includes(sig)) return fail(new TermError('invalid_request', `signal must be one of ${SIGNALS.join(', ')}`, { field: 'signal' }));
+    const found = this.get(ref);
     if (!found.ok) return found;
-    const session = found.value;
-    await session.kill(sig);
-    // A concurrent delete may have removed it while we waited.
-    if (this.sessions.get(id) === session) {
-      this.sessions.delete(id);
-      session.dispose();
-      this.events.emit('removed', session);
-    }
+    await this.end(found.value, sig);
     return ok(undefined);
+  }
+
+  /** Free every session whose process has exited; answers their ids. */
+  prune(actor: Actor): Result<string[]> {
+    const allowed = requireRole(actor, 'agent', 'pruning sessions');
+    if (!allowed.ok) return fail(allowed.error);
+    const gone = [...this.sessions.values()].filter((s) => s.exited);
+    for (const s of gone) this.free(s);
+    return ok(gone.map((s) => s.id));
   }
 
   /** Kill and free everything, for shutdown. */
   async closeAll(sig: Signal = 'HUP'): Promise<void> {
-    await Promise.all([...this.sessions.keys()].map((id) => this.delete(id, sig)));
+    for (const t of this.expiry.values()) clearTimeout(t);
+    this.expiry.clear();
+    await Promise.all([...this.sessions.values()].map((s) => this.end(s, sig)));
   }
 
+  private byRef(ref: string): Session | undefined {
+    const byId = this.sessions.get(ref);
+    if (byId) return byId;
+    for (const s of this.sessions.values()) if (s.spec.name === ref) return s;
+    return undefined;
+  }
+
+  private async end(session: Session, sig: Signal): Promise<void> {
+    await session.kill(sig);
+    this.free(session);
+  }
+
+  /** Free a session once (a concurrent delete or expiry may have freed it while we waited). */
+  private free(session: Session): void {
+    clearTimeout(this.expiry.get(session.id));
+    this.expiry.delete(session.id);
+    if (this.sessions.get(session.id) !== session) return;
+    this.sessions.delete(session.id);
+    session.dispose();
+    this.events.emit('removed', session);
+  }
+
+  /**
+   * An exited session stays readable (final screen, exit code) for `exitedTtlMs`, or is freed at once when it asked
+   * for that; the oldest exited sessions are freed early past EXITED_SESSIONS_MAX, so finished runs cannot pile up.
+   */
+  private exited(session: Session): void {
+    // After the current turn, so every listener of the exit (waits, attach clients, the store) has seen it first.
+    setImmediate(() => {
+      if (this.sessions.get(session.id) !== session) return;
+      if (session.spec.remove_on_exit || this.exitedTtlMs === 0) return this.free(session);
+      const timer = setTimeout(() => this.free(session), this.exitedTtlMs);
+      timer.unref();
+      this.expiry.set(session.id, timer);
+      const exited = [...this.sessions.values()].filter((s) => s.exited);
+      for (const s of exited.slice(0, Math.max(0, exited.length - Limits.exitedSessionsMax))) this.free(s);
+    });
+  }
+
+  /**
+   * Eight characters, a letter first: an id made only of digits (or of digits and an "e") is turned into a number
+   * by some JSON clients. Never the name of a session held, nor an id in use.
+   */
   private newId(): string {
     for (;;) {
-      const id = crypto.randomBytes(4).toString('hex');
-      if (!this.sessions.has(id) && !this.idInUse(id)) return id;
+      const bytes = crypto.randomBytes(5);
+      const id = ID_FIRST[bytes[0]! % ID_FIRST.length] + bytes.subarray(1).toString('hex').slice(0, 7);
+      if (!this.byRef(id) && !this.idInUse(id)) return id;
     }
   }
 }

@@ -17,6 +17,8 @@ export interface ResolvedSpec {
   scrollback: number;
   labels: Record<string, string>;
   transcript: 'off' | 'redacted' | 'raw';
+  name: string | undefined;
+  remove_on_exit: boolean;
 }
 
 export type SessionEvents = {

@@ -6,7 +6,9 @@
  */
 import type { Screen } from '../../protocol/http.js';
 import { TermError, fail, ok, type Result } from '../errors.js';
-import { screenLines } from '../snapshot/screen.js';
+import { Bounds } from '../../protocol/bounds.js';
+import { regexMatcher } from '../regex/RegexMatcher.js';
+import { screenLines, textAfterRow } from '../snapshot/screen.js';
 import type { Session } from './Session.js';
 
 export interface WaitCondition {
@@ -15,6 +17,10 @@ export interface WaitCondition {
   quiet_ms?: number;
   stable_ms?: number;
   exit?: boolean;
+  /** Text and regex look only below the line where the input answered with this seq was typed. */
+  after_seq?: number;
+  /** The same, for the last input anyone sent. */
+  after_input?: boolean;
   timeout_ms: number;
 }
 
@@ -29,6 +35,27 @@ export interface WaitOutcome {
   screen: Screen;
 }
 
+const badWait = (field: string, message: string): Result<never> => fail(new TermError('invalid_request', `${field} ${message}`, { field }));
+
+/** The bounds of a wait condition, for every edge (protocol/bounds.ts). */
+export function checkWaitCondition(cond: WaitCondition): Result<void> {
+  const ms = (field: 'timeout_ms' | 'quiet_ms' | 'stable_ms', min: number) => {
+    const v = cond[field];
+    if (v === undefined) return undefined;
+    return Number.isInteger(v) && v >= min && v <= Bounds.waitMsMax ? undefined : badWait(field, `must be an integer from ${min} to ${Bounds.waitMsMax}`);
+  };
+  if (cond.timeout_ms === undefined) return badWait('timeout_ms', 'is required');
+  const bad = ms('timeout_ms', 0) ?? ms('quiet_ms', 1) ?? ms('stable_ms', 1);
+  if (bad) return bad;
+  if (cond.text !== undefined && (typeof cond.text !== 'string' || cond.text.length < 1)) return badWait('text', 'must be a non-empty string');
+  if (cond.regex !== undefined && (typeof cond.regex !== 'string' || cond.regex.length < 1 || cond.regex.length > Bounds.regexCharsMax)) {
+    return badWait('regex', `must be 1 to ${Bounds.regexCharsMax} characters`);
+  }
+  if (cond.after_seq !== undefined && (!Number.isInteger(cond.after_seq) || cond.after_seq < 0)) return badWait('after_seq', 'must be a non-negative integer');
+  return ok(undefined);
+}
+
+/** Compiles to check the syntax; matching itself happens off the event loop (RegexMatcher). */
 export function compileWaitRegex(source: string): Result<RegExp> {
   try {
     return ok(new RegExp(source, 'm'));
@@ -41,7 +68,14 @@ export function compileWaitRegex(source: string): Result<RegExp> {
  * Resolves when a condition holds, at the timeout, or when the process exits. A secret-input window open at the
  * start or opening meanwhile ends the wait with `secret_input_active`: no screen leaves while it is open.
  */
-export function waitFor(session: Session, cond: WaitCondition, regex?: RegExp, signal?: AbortSignal): Promise<Result<WaitOutcome>> {
+export function waitFor(
+  session: Session,
+  cond: WaitCondition,
+  regex?: RegExp,
+  signal?: AbortSignal,
+  /** With after_seq/after_input: the buffer line the input was typed on, read live (it moves as the screen scrolls). */
+  afterRow?: () => number,
+): Promise<Result<WaitOutcome>> {
   const readable = session.readable();
   if (!readable.ok) return Promise.resolve(readable);
   return new Promise((resolve) => {
@@ -62,14 +96,17 @@ export function waitFor(session: Session, cond: WaitCondition, regex?: RegExp, s
         resolve(ok(outcome));
       });
     };
-
-    const matchScreen = (): WaitReason | undefined => {
-      if (cond.text === undefined && !regex) return undefined;
-      const text = screenLines(session.emulator).join('\n');
-      if (cond.text !== undefined && text.includes(cond.text)) return 'text';
-      if (regex && regex.test(text)) return 'regex';
-      return undefined;
+    const failWith = (error: TermError) => {
+      if (done) return;
+      done = true;
+      for (const c of cleanups) c();
+      resolve(fail(error));
     };
+
+    const searchedText = () => (afterRow ? textAfterRow(session.emulator, afterRow()) : screenLines(session.emulator).join('\n'));
+    // One regex match at a time per wait; output that arrives meanwhile asks for one more when it answers.
+    let matching = false;
+    let again = false;
 
     // Stability is measured from the start of the wait at the earliest: the text must be seen unchanged that long.
     let stableText: string | undefined;
@@ -84,15 +121,32 @@ export function waitFor(session: Session, cond: WaitCondition, regex?: RegExp, s
     };
     cleanups.push(() => stableTimer && clearTimeout(stableTimer));
 
+    const afterScreen = () => {
+      if (cond.exit && session.exited) return finish(true, 'exit');
+      // The process ended and its last bytes are parsed: no later output can satisfy a screen condition.
+      if (session.exited) return finish(false, 'exit');
+    };
     const check = () => {
       checkQueued = false;
       if (done) return;
       trackStable();
-      const hit = matchScreen();
-      if (hit) return finish(true, hit);
-      if (cond.exit && session.exited) return finish(true, 'exit');
-      // The process ended and its last bytes are parsed: no later output can satisfy a screen condition.
-      if (session.exited) return finish(false, 'exit');
+      if (cond.text === undefined && !regex) return afterScreen();
+      const text = searchedText();
+      if (cond.text !== undefined && text.includes(cond.text)) return finish(true, 'text');
+      if (!regex) return afterScreen();
+      if (matching) return void (again = true);
+      matching = true;
+      void regexMatcher.match(regex.source, regex.flags, text).then((r) => {
+        matching = false;
+        if (done) return;
+        if (!r.ok) return failWith(r.error);
+        if (r.value) return finish(true, 'regex');
+        if (again) {
+          again = false;
+          return queueCheck();
+        }
+        afterScreen();
+      });
     };
     const queueCheck = () => {
       if (checkQueued || done) return;

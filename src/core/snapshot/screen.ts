@@ -96,3 +96,25 @@ export function scrollbackLines(emu: Emulator, count: number): { lines: string[]
   }
   return { lines, total };
 }
+
+/** Scrollback lines above the screen that a wait with `after_seq` also looks at. */
+export const AFTER_INPUT_SCROLLBACK_LINES = 2000;
+
+/**
+ * The text below the line where input was typed (`row` in the normal buffer), skipping that line's own wrapped
+ * continuation: the screen plus at most AFTER_INPUT_SCROLLBACK_LINES above it. A negative row, or the alternate screen
+ * being active, means everything on the screen came after.
+ */
+export function textAfterRow(emu: Emulator, row: number): string {
+  if (row < 0 || emu.altScreen) return screenLines(emu).join('\n');
+  const end = emu.normalBufferLength;
+  let start = row + 1;
+  while (start < end && emu.normalBufferLine(start)?.isWrapped) start++;
+  start = Math.max(start, end - emu.term.rows - AFTER_INPUT_SCROLLBACK_LINES);
+  const lines: string[] = [];
+  for (let y = start; y < end; y++) {
+    const line = emu.normalBufferLine(y);
+    lines.push(line ? lineText(line) : '');
+  }
+  return lines.join('\n');
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Bounds } from '../../protocol/bounds.js';
 import { defineTool, leaseId, sessionId } from '../tool.js';
 
 const item = z.union([
@@ -15,10 +16,11 @@ export default defineTool('send', {
     'text (no Enter); {"key": "Enter"} presses a key: Enter Tab Escape Backspace Up Down Left Right Home End PageUp ' +
     'PageDown Delete F1..F12, with modifiers as C- (Ctrl), M- (Alt), S- (Shift): "C-c" interrupts, "C-d" is EOF, ' +
     '"M-x", "C-Left"; {"paste": "..."} pastes (bracketed when the app asked for it); {"raw": "\\u001b[A"} sends ' +
-    'bytes as given. Example: [{"text":"make test"},{"key":"Enter"}]. Then call wait_for, not sleep.',
-  input: { session: sessionId, input: z.array(item).min(1).max(1000), lease_id: leaseId },
+    'bytes as given. Example: [{"text":"make test"},{"key":"Enter"}]. Then call wait_for, not sleep; give it ' +
+    'after_seq (the seq this answers) so the echo of what you typed cannot match.',
+  input: { session: sessionId, input: z.array(item).min(1).max(Bounds.inputItemsMax), lease_id: leaseId },
   async run({ session, input, lease_id }, { backend }) {
-    const written = await backend.send(session, input, lease_id);
-    return { text: `sent ${written} item${written === 1 ? '' : 's'}`, structured: { written } };
+    const { written, seq } = await backend.send(session, input, lease_id);
+    return { text: `sent ${written} item${written === 1 ? '' : 's'} at seq ${seq}`, structured: { written, seq } };
   },
 });

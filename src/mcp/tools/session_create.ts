@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Bounds, NAME_PATTERN } from '../../protocol/bounds.js';
 import { formatSession } from '../format.js';
 import { defineTool } from '../tool.js';
 
@@ -8,13 +9,15 @@ export default defineTool('session_create', {
     'Start a program in a new PTY session and return its id. `command` is an argv array (default: the shell), for ' +
     'example ["bash"], ["python3"] or ["vim", "notes.txt"]. Then use `send` to type, `wait_for` to wait for output, ' +
     'and `read_screen` to look.',
+  // The shapes an agent sees; the bounds themselves are checked once, in core (SessionManager.create).
   input: {
-    command: z.array(z.string().min(1)).min(1).max(256).optional().describe('argv; default $SHELL'),
-    cwd: z.string().min(1).max(4096).optional(),
-    env: z.record(z.string(), z.string()).optional().describe('Merged over the server environment.'),
-    cols: z.number().int().min(1).max(1000).optional().describe('Default 80.'),
-    rows: z.number().int().min(1).max(1000).optional().describe('Default 24.'),
-    labels: z.record(z.string(), z.string()).optional(),
+    command: z.array(z.string().min(1).max(Bounds.commandArgCharsMax)).min(1).max(Bounds.commandArgsMax).optional().describe('argv; default $SHELL'),
+    cwd: z.string().min(1).max(Bounds.cwdCharsMax).optional(),
+    env: z.record(z.string(), z.string()).optional().describe(`Merged over the server environment; at most ${Bounds.envVarsMax} variables.`),
+    cols: z.number().int().min(Bounds.dimensionMin).max(Bounds.dimensionMax).optional().describe('Default 80.'),
+    rows: z.number().int().min(Bounds.dimensionMin).max(Bounds.dimensionMax).optional().describe('Default 24.'),
+    labels: z.record(z.string(), z.string()).optional().describe(`At most ${Bounds.labelsMax}; keys are letters, digits and . _ / -.`),
+    name: z.string().regex(new RegExp(NAME_PATTERN)).optional().describe('A name to address the session by instead of its id.'),
   },
   async run(args, { backend }) {
     const info = await backend.create(args);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formatWait } from '../format.js';
+import { Bounds } from '../../protocol/bounds.js';
 import { defineTool, sessionId } from '../tool.js';
 
 export default defineTool('wait_for', {
@@ -7,17 +8,19 @@ export default defineTool('wait_for', {
   description:
     'Wait until a condition holds instead of sleeping, then get the screen. Give one or more (first wins): text ' +
     '(screen contains it), regex (JavaScript, multiline, over the rows joined by newlines; rows are right-trimmed, ' +
-    'so a "$ " prompt is matched by "\\\\$$"), quiet_ms (no output bytes for that long), stable_ms (screen text unchanged that long, even if a ' +
+    'so a "$ " or "# " prompt is matched by "[$#]$"), quiet_ms (no output bytes for that long), stable_ms (screen text unchanged that long, even if a ' +
     'spinner keeps redrawing: best for "is it done?"), exit (the process ended; the exit code is reported). ' +
     'timeout_ms bounds the wait (default 10000, max 60000); a timeout is not an error, the result says matched=false.',
   input: {
     session: sessionId,
     text: z.string().min(1).optional(),
-    regex: z.string().min(1).max(4096).optional(),
-    quiet_ms: z.number().int().min(1).max(60000).optional(),
-    stable_ms: z.number().int().min(1).max(60000).optional(),
+    regex: z.string().min(1).max(Bounds.regexCharsMax).optional(),
+    quiet_ms: z.number().int().min(1).max(Bounds.waitMsMax).optional(),
+    stable_ms: z.number().int().min(1).max(Bounds.waitMsMax).optional(),
     exit: z.boolean().optional(),
-    timeout_ms: z.number().int().min(0).max(60000).optional(),
+    after_seq: z.number().int().min(0).optional().describe('Text and regex look only below the line where the input that answered this seq was typed.'),
+    after_input: z.boolean().optional().describe('The same, for the last input anyone sent: skips the echo of a command you just typed.'),
+    timeout_ms: z.number().int().min(0).max(Bounds.waitMsMax).optional(),
   },
   readOnly: true,
   async run({ session, timeout_ms, ...cond }, { backend, lastSeq }) {

@@ -103,7 +103,7 @@ export class AttachConnection {
       const written = this.session.input(this.actor, frame.data, { source: 'attach' });
       if (!written.ok) this.send({ kind: 'error', message: written.error.message, code: written.error.code });
     } else if (frame.kind === 'resize') {
-      this.session.resize(frame.cols, frame.rows);
+      this.session.resize(this.actor, frame.cols, frame.rows);
     }
   }
 

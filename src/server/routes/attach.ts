@@ -11,7 +11,8 @@ import { ATTACH_TOKEN_TTL_S, AttachTokens } from '../attachTokens.js';
 import { AttachConnection, type AttachSettings, type Authenticate } from '../attach/AttachConnection.js';
 import { originAllowed } from '../auth.js';
 import { sendError } from '../errors.js';
-import { errors, sessionOf, type RouteDeps } from './common.js';
+import { actorOf } from '../auth.js';
+import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
 
@@ -56,7 +57,6 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
   app.post(
     '/v1/sessions/:id/banner',
     {
-      config: { role: 'agent' },
       schema: {
         summary: 'Show a notice to the people attached (kept for later clients when nobody is attached)',
         params: SessionIdParams,
@@ -66,7 +66,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
     },
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
-      session.publishBanner((req.body as Static<typeof BannerBody>).message);
+      unwrap(session.banner(actorOf(req), (req.body as Static<typeof BannerBody>).message));
       return session.info();
     },
   );

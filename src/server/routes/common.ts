@@ -2,6 +2,7 @@
 import type { Result, Runtime, Session, SessionManager } from '../../core/index.js';
 import { ErrorSchema, StringEnum } from '../../protocol/http.js';
 import { STATUS } from '../errors.js';
+import { INPUT_STATUS } from '../../protocol/errors.js';
 import type { Revocations } from '../Revocations.js';
 import type { TokenStore } from '../TokenStore.js';
 import type { Store } from '../../store/Store.js';
@@ -37,7 +38,7 @@ export function sessionOf(deps: RouteDeps, id: string): Session {
 /** Every stable error code an answer with this status may carry (secret_input_active is both 423 and 409). */
 function codesFor(status: number): string[] {
   const codes = Object.entries(STATUS).filter(([, s]) => s === status).map(([code]) => code);
-  if (status === 409) codes.push('secret_input_active');
+  for (const [code, s] of Object.entries(INPUT_STATUS)) if (s === status) codes.push(code);
   return codes.sort();
 }
 

@@ -14,13 +14,12 @@ export async function controlRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     {
       schema: { summary: 'Current input leases', params: SessionIdParams, response: { 200: Type.Object({ leases: Type.Array(LeaseSchema) }), ...errors(404) } },
     },
-    async (req) => ({ leases: sessionOf(deps, (req.params as IdParams).id).control.leases.list() }),
+    async (req) => ({ leases: sessionOf(deps, (req.params as IdParams).id).leases() }),
   );
 
   app.post(
     '/v1/sessions/:id/leases',
     {
-      config: { role: 'agent' },
       schema: {
         summary: 'Take (or, with lease_id, renew) a shared or exclusive input lease',
         params: SessionIdParams,
@@ -31,19 +30,18 @@ export async function controlRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
       const body = req.body as Static<typeof LeaseBody>;
-      return unwrap(session.control.leases.acquire(actorOf(req), body.mode, body.ttl_ms, body.lease_id));
+      return unwrap(session.acquireLease(actorOf(req), body.mode, body.ttl_ms, body.lease_id));
     },
   );
 
   app.delete(
     '/v1/sessions/:id/leases/:lease_id',
     {
-      config: { role: 'agent' },
       schema: { summary: 'Release a lease', params: LeaseParams, response: { 204: Type.Null(), ...errors(404) } },
     },
     async (req, reply) => {
       const { id, lease_id } = req.params as Static<typeof LeaseParams>;
-      unwrap(sessionOf(deps, id).control.leases.release(actorOf(req), lease_id));
+      unwrap(sessionOf(deps, id).releaseLease(actorOf(req), lease_id));
       return reply.code(204).send();
     },
   );
@@ -65,12 +63,8 @@ export async function controlRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
       const { action, reason } = req.body as Static<typeof SecretActionBody>;
-      const actor = actorOf(req);
-      if (action === 'start') session.startSecret(actor, reason ?? `started by ${actor.name}`);
-      else unwrap(session.endSecret(actor));
-      return session.secretState;
+      return unwrap(sessionOf(deps, (req.params as IdParams).id).secretAction(actorOf(req), action, reason));
     },
   );
 }

@@ -6,13 +6,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { RuntimeEvent } from '../../protocol/events.js';
+import { SESSION_REF_PATTERN } from '../../protocol/bounds.js';
 import { errors, unwrap, type RouteDeps } from './common.js';
 
 /** Unsent event text per consumer beyond which it is disconnected. */
 export const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 const EventsQuery = Type.Object(
-  { session: Type.Optional(Type.String({ pattern: '^[a-z0-9]{1,32}$', description: 'Only events of this session.' })) },
+  { session: Type.Optional(Type.String({ pattern: SESSION_REF_PATTERN, description: 'Only events of this session (id, or the name of a live session).' })) },
   { additionalProperties: false },
 );
 
@@ -33,7 +34,10 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
       },
     },
     async (req, reply) => {
-      const { session } = req.query as Static<typeof EventsQuery>;
+      const { session: ref } = req.query as Static<typeof EventsQuery>;
+      // Events carry ids; a name stands for the live session it names now.
+      const named = ref === undefined ? undefined : deps.manager.get(ref);
+      const session = named?.ok ? named.value.id : ref;
       const header = req.headers['last-event-id'];
       const lastId = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : undefined;
       const bus = deps.runtime.events;

@@ -11,25 +11,29 @@ export async function inputRoutes(app: FastifyInstance, deps: RouteDeps): Promis
   app.post(
     '/v1/sessions/:id/input',
     {
-      config: { role: 'agent' },
       schema: {
         summary: 'Write an input batch, validated whole and written contiguously',
         params: SessionIdParams,
         body: InputBody,
-        response: { 200: Type.Object({ written: Type.Integer({ description: 'Items delivered.' }) }), ...errors(400, 404, 409, 413, 423) },
+        response: {
+          200: Type.Object({
+            written: Type.Integer({ description: 'Items delivered.' }),
+            seq: Type.Integer({ description: 'Output offset when the input was accepted: pass it as a wait\'s after_seq to skip the echo.' }),
+          }),
+          ...errors(400, 404, 409, 413, 423),
+        },
       },
     },
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
       const { input, lease_id } = req.body as Static<typeof InputBody>;
-      return { written: unwrap(session.send(actorOf(req), input, { leaseId: lease_id, source: 'api' })) };
+      return unwrap(session.send(actorOf(req), input, { leaseId: lease_id, source: 'api' }));
     },
   );
 
   app.post(
     '/v1/sessions/:id/mouse',
     {
-      config: { role: 'agent' },
       schema: {
         summary: 'Send a mouse event; refused with 409 and the current modes when the app cannot receive it',
         params: SessionIdParams,

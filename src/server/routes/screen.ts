@@ -1,8 +1,9 @@
 /** Reading what a person would see: the screen and the scrollback above it. */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { TermError, changesSince, withStyledRows } from '../../core/index.js';
+import { TermError } from '../../core/index.js';
 import { Bounds } from '../../protocol/bounds.js';
+import { actorOf } from '../auth.js';
 import { ScreenChangesSchema, ScreenSchema, ScrollbackSchema, SessionIdParams, StringEnum } from '../../protocol/http.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
@@ -15,13 +16,13 @@ const ScreenQuery = Type.Object(
       Type.Integer({ minimum: 0, description: 'Answer only what changed since the screen served at this seq (ScreenChanges).' }),
     ),
     wait_ms: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 60000, description: 'With since_seq: when nothing changed yet, wait this long for a change.' }),
+      Type.Integer({ minimum: 0, maximum: Bounds.waitMsMax, description: 'With since_seq: when nothing changed yet, wait this long for a change.' }),
     ),
   },
   { additionalProperties: false },
 );
 const ScrollbackQuery = Type.Object(
-  { lines: Type.Optional(Type.Integer({ minimum: 0, maximum: Bounds.scrollbackReadMaxLines, description: 'default 100' })) },
+  { lines: Type.Optional(Type.Integer({ minimum: 0, maximum: Bounds.scrollbackLinesMax, description: 'default 100' })) },
   { additionalProperties: false },
 );
 
@@ -47,11 +48,7 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
       if (q.wait_ms !== undefined && q.since_seq === undefined) {
         throw new TermError('invalid_request', 'wait_ms needs since_seq: a long poll waits for a change since a screen you already have');
       }
-      unwrap(session.readable());
-      if (q.since_seq === undefined) {
-        const screen = await session.screen(q.format === 'raw', q.highlights ?? false);
-        return q.format === 'styled' ? withStyledRows(screen, session.emulator) : screen;
-      }
+      if (q.since_seq === undefined) return unwrap(await session.screen(actorOf(req), q));
       // A long poll holds one of the daemon's wait slots for as long as it waits.
       const release = q.wait_ms ? unwrap(deps.slots.waits.take()) : () => {};
       // A client that hangs up ends its long poll, so abandoned polls hold no timers or listeners.
@@ -59,7 +56,7 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
       const onClose = () => abort.abort();
       reply.raw.once('close', onClose);
       try {
-        return unwrap(await changesSince(session, q.since_seq, { waitMs: q.wait_ms, highlights: q.highlights, signal: abort.signal }));
+        return unwrap(await session.changes(actorOf(req), q.since_seq, { waitMs: q.wait_ms, highlights: q.highlights, signal: abort.signal }));
       } finally {
         reply.raw.off('close', onClose);
         release();
@@ -79,8 +76,7 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
     },
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
-      unwrap(session.readable());
-      return session.scrollback((req.query as Static<typeof ScrollbackQuery>).lines ?? 100);
+      return unwrap(await session.scrollback(actorOf(req), (req.query as Static<typeof ScrollbackQuery>).lines));
     },
   );
 }

@@ -12,7 +12,7 @@ import {
   SignalBody,
   SignalName,
 } from '../../protocol/http.js';
-import { TermError } from '../../core/index.js';
+import { requireRole } from '../../core/index.js';
 import { actorOf } from '../auth.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
@@ -38,7 +38,6 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
   app.post(
     '/v1/sessions',
     {
-      config: { role: 'agent' },
       schema: {
         summary: 'Start a program in a new PTY session',
         body: CreateSessionBody,
@@ -50,12 +49,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (req, reply) => {
-      const body = (req.body ?? {}) as Static<typeof CreateSessionBody>;
-      const actor = actorOf(req);
-      if (body.transcript === 'raw' && actor.kind !== 'admin') {
-        throw new TermError('forbidden', 'only an admin may store an unredacted (raw) transcript');
-      }
-      const session = unwrap(deps.manager.create(body, actor));
+      const session = unwrap(deps.manager.create((req.body ?? {}) as Static<typeof CreateSessionBody>, actorOf(req)));
       req.log.info({ session: session.id, pid: session.pid }, 'session.create');
       return reply.code(201).send(session.info());
     },
@@ -85,6 +79,17 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
   );
 
+  app.post(
+    '/v1/sessions/prune',
+    {
+      schema: {
+        summary: 'Free every session whose process has exited (their records stay in the store)',
+        response: { 200: Type.Object({ removed: Type.Array(Type.String(), { description: 'Ids of the sessions freed.' }) }), ...errors() },
+      },
+    },
+    async (req) => ({ removed: unwrap(deps.manager.prune(actorOf(req))) }),
+  );
+
   app.get(
     '/v1/sessions/:id',
     {
@@ -107,7 +112,6 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
   app.delete(
     '/v1/sessions/:id',
     {
-      config: { role: 'agent' },
       schema: {
         summary: 'Kill the process group (default HUP, SIGKILL after 3 s) and free the session',
         params: SessionIdParams,
@@ -120,7 +124,8 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       const q = req.query as Static<typeof DeleteQuery>;
       const sig = (q.signal ?? 'HUP') as Signal;
       const live = deps.manager.get(id);
-      if (live.ok) unwrap(await deps.manager.delete(id, sig));
+      if (live.ok) unwrap(await deps.manager.delete(actorOf(req), id, sig));
+      else unwrap(requireRole(actorOf(req), 'agent', 'purging a stored record'));
       if (q.purge !== undefined) {
         const purged = deps.store.purge(id);
         if (!purged && !live.ok) throw live.error;
@@ -133,7 +138,6 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
   app.post(
     '/v1/sessions/:id/signal',
     {
-      config: { role: 'agent' },
       schema: {
         summary: 'Send a signal to the process group; the session stays',
         params: SessionIdParams,
@@ -143,8 +147,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
-      if (session.exited) throw new TermError('session_exited', `session "${session.id}" has exited; there is no process to signal`);
-      session.signal((req.body as Static<typeof SignalBody>).signal as Signal);
+      unwrap(session.signal(actorOf(req), (req.body as Static<typeof SignalBody>).signal as Signal));
       return session.info();
     },
   );
@@ -152,7 +155,6 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
   app.post(
     '/v1/sessions/:id/resize',
     {
-      config: { role: 'agent' },
       schema: {
         summary: 'Resize the terminal; the application gets SIGWINCH',
         params: SessionIdParams,
@@ -163,7 +165,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
       const { cols, rows } = req.body as Static<typeof ResizeBody>;
-      session.resize(cols, rows);
+      unwrap(session.resize(actorOf(req), cols, rows));
       return session.info();
     },
   );

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { TermError } from '../../core/index.js';
 import { sendError } from '../errors.js';
+import { SessionIdParams } from '../../protocol/http.js';
 import { errors } from './common.js';
 
 /** From src/server/routes (tests) and dist/server/routes (the package) alike, the bundle is the package's dist/ui. */
@@ -77,7 +78,7 @@ export async function uiRoutes(app: FastifyInstance, opts: { dir?: string } = {}
   app.get('/ui/', { schema: { summary: 'The browser UI: the session list', security: [], response: html } }, async (_req, reply) => send(reply, 'index.html'));
   app.get(
     '/ui/sessions/:id',
-    { schema: { summary: 'The browser UI on one session (?role=viewer)', security: [], params: Type.Object({ id: Type.String({ pattern: '^[a-z0-9]{1,32}$' }) }), response: html } },
+    { schema: { summary: 'The browser UI on one session (?role=viewer)', security: [], params: SessionIdParams, response: html } },
     async (_req, reply) => send(reply, 'index.html'),
   );
   app.get(

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import { SessionIdParams, WaitBody, WaitResultSchema } from '../../protocol/http.js';
+import { actorOf } from '../auth.js';
 import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
@@ -26,7 +27,7 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
       const onClose = () => abort.abort();
       reply.raw.once('close', onClose);
       try {
-        return unwrap(await session.wait(body, abort.signal));
+        return unwrap(await session.wait(actorOf(req), body, abort.signal));
       } finally {
         reply.raw.off('close', onClose);
         release();
