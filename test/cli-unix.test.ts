@@ -126,13 +126,13 @@ test('--json on every command that prints something', async () => {
 test('ls and token ls are tab-separated, with a header line on a terminal only', async () => {
   const id = (await th(['new', '--label', 'tab=1', '--', 'sleep', '30'])).stdout.trim();
   const piped = await th(['ls', '--label', 'tab=1']);
-  assert.match(piped.stdout, new RegExp(`^${id}\\t\\d+\\t80x24\\trunning\\tsleep 30\\ttab=1\\n$`), 'a pipe gets rows only');
+  assert.match(piped.stdout, new RegExp(`^${id}\\t-\\t\\d+\\t80x24\\trunning\\tsleep 30\\ttab=1\\n$`), 'a pipe gets rows only');
   assert.match((await th(['token', 'ls'])).stdout, /^admin\tadmin\t\(daemon token\)\n/);
   // On a terminal (a termhost session is one): the header first.
   const tty = await d.client.createSession({ command: [process.execPath, BIN, 'ls', '--label', 'tab=1'], env, cols: 200 });
   const done = await d.client.wait(tty.id, { exit: true, timeout_ms: 20_000 });
   assert.ok(done.matched);
-  assert.match(done.screen.lines[0]!, /^ID\s+PID\s+SIZE\s+STATE\s+COMMAND\s+LABELS$/);
+  assert.match(done.screen.lines[0]!, /^ID\s+NAME\s+PID\s+SIZE\s+STATE\s+COMMAND\s+LABELS$/);
   assert.match(done.screen.lines[1]!, new RegExp(`^${id}\\s`));
   assert.equal((await th(['ls', '-q', '--label', 'tab=1'])).stdout, `${id}\n`);
   await d.client.deleteSession(id, 'KILL');
@@ -232,4 +232,29 @@ test('doctor says whether a daemon runs and where, whether the token matches, wh
   assert.equal(none.code, 1);
   assert.match(none.stdout, /^fail {2}daemon +no daemon running for state dir \S+: start one with `termhost serve`$/m);
   assert.match(none.stdout, /^ok {4}node-pty/m, 'the local checks still run');
+});
+
+test('send refuses a mistyped key name with the closest one, unless -l; the aliases people type are keys', async () => {
+  const probe = await startProbe(d);
+  const typo = await th(['send', probe.id, 'echo hi', 'Entr']);
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /^termhost send: "Entr" is not a key name; did you mean Enter\? \(use -l to send it as text\)\n/);
+  const literal = await th(['send', '-l', probe.id, 'Entr']);
+  assert.equal(literal.code, 0, literal.stderr);
+  assert.equal(await probe.next(), Buffer.from('Entr').toString('hex'), 'nothing of the refused batch was written; -l typed the word');
+  assert.equal((await th(['send', probe.id, 'Return', 'Ctrl-C'])).code, 0);
+  assert.equal(await probe.next(), '0d03');
+  await d.client.deleteSession(probe.id, 'KILL');
+});
+
+test('new --name gives a session a name that works wherever its id does', async () => {
+  const made = await th(['new', '--name', 'build', '--', 'sh', '-c', 'echo named-one; sleep 30']);
+  assert.equal(made.code, 0, made.stderr);
+  const id = made.stdout.trim();
+  assert.match((await th(['ls'])).stdout, new RegExp(`^${id}\\tbuild\\t`, 'm'));
+  const waited = await th(['wait', 'build', '--text', 'named-one', '--timeout', '20000']);
+  assert.equal(waited.code, 0, waited.stdout + waited.stderr);
+  assert.equal((await th(['screen', 'build'])).stdout, 'named-one\n');
+  const killed = await th(['kill', 'build']);
+  assert.equal(killed.code, 0, killed.stderr);
 });

@@ -6,7 +6,7 @@ import type { Command } from './types.js';
 export const ls: Command = {
   name: 'ls',
   summary: 'list sessions',
-  details: ['Columns: ID, PID, SIZE, STATE, COMMAND, LABELS, separated by tabs; a header line only on a terminal.'],
+  details: ['Columns: ID, NAME, PID, SIZE, STATE, COMMAND, LABELS, separated by tabs (- for no name); a header line only on a terminal.'],
   flags: [
     { name: 'label', kind: 'list', value: 'K=V', help: 'only sessions with this label' },
     { name: 'quiet', short: 'q', kind: 'boolean', help: 'print only the ids' },
@@ -23,13 +23,14 @@ export const ls: Command = {
       else {
         const rows = sessions.map((s) => [
           s.id,
+          s.name ?? '-',
           String(s.pid),
           `${s.cols}x${s.rows}`,
           s.exited ? `exited(${s.exit_signal ?? s.exit_code})` : 'running',
           s.command.join(' '),
           Object.entries(s.labels).map(([k, v]) => `${k}=${v}`).join(','),
         ]);
-        printTable(io, ['ID', 'PID', 'SIZE', 'STATE', 'COMMAND', 'LABELS'], rows);
+        printTable(io, ['ID', 'NAME', 'PID', 'SIZE', 'STATE', 'COMMAND', 'LABELS'], rows);
       }
       return 0;
     });

@@ -14,6 +14,7 @@ export const newSession: Command = {
   stopAfter: 0,
   positionals: ['command'],
   flags: [
+    { name: 'name', kind: 'string', value: 'NAME', help: 'a name to use wherever the id is (unique among live sessions)', field: '/name' },
     { name: 'cols', kind: 'int', value: 'N', help: 'terminal columns', default: '80', min, max, field: '/cols' },
     { name: 'rows', kind: 'int', value: 'N', help: 'terminal rows', default: '24', min, max, field: '/rows' },
     { name: 'cwd', kind: 'string', value: 'DIR', help: 'working directory', default: 'your current directory', field: '/cwd', complete: 'dir' },
@@ -24,6 +25,7 @@ export const newSession: Command = {
   ],
   examples: [
     'termhost new bash',
+    'termhost new --name build -- make -j8      # then: termhost attach build',
     'termhost new --cols 120 --rows 40 --cwd ~/src --env FOO=bar --label team=red -- htop',
     'ID=$(termhost new python3 -q)',
   ],
@@ -31,6 +33,7 @@ export const newSession: Command = {
     const f = parsed.flags;
     return withClient(parsed, async (client) => {
       const info = await client.createSession({
+        name: f.name as string | undefined,
         command: parsed.positional.length > 0 ? parsed.positional : undefined,
         cols: f.cols as number | undefined,
         rows: f.rows as number | undefined,
