@@ -49,7 +49,7 @@ export const attach: Command = {
   positionals: ['session'],
   flags: [
     { name: 'write', short: 'w', kind: 'boolean', help: 'forward your keystrokes: drive the session' },
-    { name: 'resize', kind: 'boolean', help: "make your terminal's size the session's (and follow it); implies --write" },
+    { name: 'resize', kind: 'boolean', help: "make your terminal's size the session's, and follow it (keys are still forwarded only with --write)" },
     { name: 'stream', kind: 'boolean', help: 'always the raw stream, never the render view' },
     { name: 'detach-key', kind: 'string', value: 'KEY', help: 'the key that detaches, a single-byte key such as C-a', default: 'C-]' },
   ],
@@ -65,7 +65,7 @@ export const attach: Command = {
     const detach = enc.bytes[0]!;
     const api = await clientFrom(parsed);
     try {
-      return await mirror(api, id, { AttachClient, detach, keyName, write: f.write === true || f.resize === true, authority: f.resize === true, stream: f.stream === true }, io);
+      return await mirror(api, id, { AttachClient, detach, keyName, write: f.write === true, authority: f.resize === true, stream: f.stream === true }, io);
     } finally {
       api.close();
     }
@@ -90,12 +90,14 @@ async function mirror(api: TermhostClient, id: string, o: MirrorOptions, io: Io)
     address: api.address,
     session: id,
     bearer: api.token,
-    role: o.write ? 'driver' : 'viewer',
+    // Resizing needs the driver role; keystrokes are forwarded only with --write.
+    role: o.write || o.authority ? 'driver' : 'viewer',
     view,
     cols: local.cols,
     rows: local.rows,
   });
-  const connectLine = `[attached to ${id}: ${o.write ? 'driving, your keys go to it' : 'read-only (--write to type)'}; ${o.keyName} detaches]`;
+  const mode = o.write ? 'driving, your keys go to it' : o.authority ? 'read-only, sized to your terminal (--write to type)' : 'read-only (--write to type)';
+  const connectLine = `[attached to ${id}: ${mode}; ${o.keyName} detaches]`;
   let size = { cols: info.cols, rows: info.rows };
   let warnedSize = false;
   /** Said once: a session larger than this terminal will wrap or be cut. */
