@@ -1,5 +1,4 @@
 /** Where termhost keeps its state, and the generated token: shared by the daemon and the CLI. */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,7 +54,9 @@ export function loadOrCreateToken(stateDir: string): string {
   const file = tokenPath(stateDir);
   const existing = readToken(stateDir);
   if (existing) return existing;
-  const token = crypto.randomBytes(32).toString('base64url');
+  // Web Crypto's CSPRNG (the same one node:crypto uses), global in Node: every CLI call reads this file, and importing
+  // node:crypto for the one call that writes it would cost them all.
+  const token = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
   return token;
