@@ -206,11 +206,14 @@ test('termhost ui with no display prints the link, says why no browser opened, a
 });
 
 test('termhost ui where xdg-open finds no browser reports the failure, and the printed link still works', async () => {
-  // A display that does not exist: xdg-open runs, tries the browsers it knows, and fails.
-  const r = await runBin(['ui', '--viewer'], { env: { ...env, DISPLAY: ':97', WAYLAND_DISPLAY: undefined } });
+  // A display is set but nothing can show the page: no desktop handler for http, and the one browser named fails.
+  const none = path.join(os.tmpdir(), 'termhost-no-such-dir');
+  const r = await runBin(['ui', '--viewer'], {
+    env: { ...env, DISPLAY: ':97', WAYLAND_DISPLAY: undefined, BROWSER: 'false', XDG_DATA_DIRS: none, XDG_DATA_HOME: none, XDG_CONFIG_DIRS: none },
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^http:\/\/127\.0\.0\.1:\d+\/ui\/login\?code=\S+\n$/);
-  assert.match(r.stderr, /^xdg-open failed \(exit status \d+\)(: .*)?\. Open the link within 60 s; it works once\n$/);
+  assert.match(r.stderr, /^xdg-open failed \(exit status 3\): xdg-open: no method available for opening '.*'\. Open the link within 60 s; it works once\n$/);
   assert.deepEqual(await redeem(r.stdout.trim()), { status: 303, cookie: true });
 });
 

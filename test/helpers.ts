@@ -296,7 +296,7 @@ export function runBin(args: string[], opts: { env?: Record<string, string | und
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 5 });
       resolve({ code, signal, stdout, stderr });
     });
     child.stdin.end(opts.input ?? '');

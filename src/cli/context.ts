@@ -3,8 +3,9 @@
  * or the state dir (client/address.ts has the order). The client module is imported on first use, so a command that
  * talks to no daemon never loads it.
  */
+import fs from 'node:fs';
 import type { TermhostClient } from '../client/TermhostClient.js';
-import type { Parsed } from './args.js';
+import { UsageError, type Parsed } from './args.js';
 
 export interface Io {
   out: (s: string) => void;
@@ -35,6 +36,20 @@ export async function withClient<T>(parsed: Parsed, fn: (client: TermhostClient)
   } finally {
     client.close();
   }
+}
+
+/** A token from a file named by a flag: its first line. A file others can read is worth a warning, not a refusal. */
+export function tokenFromFile(file: string, flag: string, warn: (s: string) => void): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read --${flag}: ${(err as Error).message}`);
+  }
+  const token = text.split('\n')[0]!.trim();
+  if (!token) throw new UsageError(`--${flag} ${file} is empty`);
+  if ((fs.statSync(file).mode & 0o077) !== 0) warn(`warning: ${file} can be read by others; chmod 600 it\n`);
+  return token;
 }
 
 /** Print `value` as JSON, the `--json` form of every command. */

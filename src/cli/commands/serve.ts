@@ -1,23 +1,9 @@
 /** termhost serve: run the daemon in the foreground until SIGINT/SIGTERM. */
-import fs from 'node:fs';
 import path from 'node:path';
 import { DAEMON_DEFAULTS as D } from '../../config.js';
 import { noMoreArgs, UsageError } from '../args.js';
+import { tokenFromFile } from '../context.js';
 import type { Command } from './types.js';
-
-/** The token from --token-file: its first line. A file others can read is worth a warning, not a refusal. */
-function tokenFromFile(file: string, warn: (s: string) => void): string {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read --token-file: ${(err as Error).message}`);
-  }
-  const token = text.split('\n')[0]!.trim();
-  if (!token) throw new UsageError(`--token-file ${file} is empty`);
-  if ((fs.statSync(file).mode & 0o077) !== 0) warn(`termhost serve: warning: ${file} can be read by others; chmod 600 it\n`);
-  return token;
-}
 
 export const serve: Command = {
   name: 'serve',
@@ -53,7 +39,7 @@ export const serve: Command = {
     const flags = parsed.flags;
     if (flags.token !== undefined && flags['token-file'] !== undefined) throw new UsageError('give --token or --token-file, not both');
     const tokenFile = flags['token-file'] === undefined ? undefined : path.resolve(flags['token-file'] as string);
-    const token = tokenFile ? tokenFromFile(tokenFile, io.err) : ((flags.token as string | undefined) ?? (process.env.TERMHOST_TOKEN || undefined));
+    const token = tokenFile ? tokenFromFile(tokenFile, 'token-file', (w) => io.err(`termhost serve: ${w}`)) : ((flags.token as string | undefined) ?? (process.env.TERMHOST_TOKEN || undefined));
     const { startDaemon } = await import('../../main.js');
     const daemon = await startDaemon({
       listen: flags.listen as string | undefined,

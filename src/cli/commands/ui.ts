@@ -8,9 +8,8 @@
  * that fails is reported with its reason, the code still unspent.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import { noMoreArgs, UsageError } from '../args.js';
-import { printJson, withClient } from '../context.js';
+import { printJson, tokenFromFile, withClient } from '../context.js';
 import type { Command } from './types.js';
 
 /** How long an opener may take before it is taken to have started a browser (xdg-open can wait for the browser). */
@@ -83,16 +82,7 @@ export const ui: Command = {
     const f = parsed.flags;
     const api = f['api-url'] !== undefined ? parseApiUrl(f['api-url'] as string) : undefined;
     if (api) f.addr = api.addr;
-    if (f['token-file'] !== undefined) {
-      let token: string;
-      try {
-        token = fs.readFileSync(f['token-file'] as string, 'utf8').trim();
-      } catch (err) {
-        throw new UsageError(`cannot read --token-file: ${(err as Error).message}`);
-      }
-      if (!token) throw new UsageError('--token-file is empty');
-      f.token = token;
-    }
+    if (f['token-file'] !== undefined) f.token = tokenFromFile(f['token-file'] as string, 'token-file', (w) => io.err(`termhost ui: ${w}`));
     return withClient(parsed, async (client) => {
       let base = api?.base;
       if (!base) {
