@@ -53,13 +53,9 @@ export function closest(word: string, candidates: readonly string[]): string | u
   return best !== undefined && bestD <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
 }
 
+/** A command's own flags and the global ones it takes: all of them for a client command, only --help otherwise. */
 export function flagsOf(cmd: Pick<Command, 'flags' | 'client'>): Flag[] {
-  return cmd.client === false ? [...cmd.flags, GLOBAL_FLAGS.at(-1)!] : [...cmd.flags, ...GLOBAL_FLAGS];
-}
-
-/** How a flag is written in messages and help: `--cols`, or `-l` for one with only a short form. */
-export function flagLabel(f: Flag): string {
-  return `--${f.name}`;
+  return [...cmd.flags, ...(cmd.client === false ? GLOBAL_FLAGS.filter((f) => f.name === 'help') : GLOBAL_FLAGS)];
 }
 
 function find(flags: Flag[], spelled: string, dashes: number): Flag | undefined {
