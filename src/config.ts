@@ -28,8 +28,10 @@ export const DAEMON_DEFAULTS = {
   transcripts: true,
   /** Stored output is collected this long into one row. */
   transcriptBatchMs: 1000,
-  /** pino level of the daemon's log. */
+  /** pino level of the daemon's log: at info, one line per notable event; requests only at debug. */
   logLevel: 'info',
+  /** text: one short line per event, for people; json: pino's lines, for log collectors. */
+  logFormat: 'text',
 } as const;
 
 /** $XDG_STATE_HOME/termhost, else ~/.local/state/termhost. */

@@ -34,7 +34,7 @@ export interface DaemonOptions {
   maxSessions?: number;
   /** How long an exited session stays readable before it is freed. */
   exitedTtlMs?: number;
-  /** Caps on attach sockets, event streams and waits open at once (see CONNECTION_LIMITS in server/app.ts). */
+  /** Caps on sockets, attach sockets, event streams and waits open at once, and the header and request timeouts (see CONNECTION_LIMITS in server/app.ts). */
   connections?: ServerOptions['connections'];
   /** Agents need a lease for every input (`--require-leases`); default: an implicit shared lease per request. */
   requireLeases?: boolean;

@@ -190,7 +190,7 @@ test('termhost ls loads the client, not the server, the runtime or the MCP SDK',
   assert.deepEqual(commands.map((u) => path.basename(u)), ['ls.js'], 'only the ls command itself');
 });
 
-/** Opens a printed login link as a browser would: a 303 with the cookie means the code was still unspent. */
+/** Opens a printed login link as a browser would: the sign-in page with the cookie means the code was still unspent. */
 async function redeem(link: string): Promise<{ status: number; cookie: boolean }> {
   const url = new URL(link);
   const r = await rawRequest(d.address, { path: `${url.pathname}${url.search}`, headers: { host: url.host } });
@@ -202,7 +202,7 @@ test('termhost ui with no display prints the link, says why no browser opened, a
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^http:\/\/127\.0\.0\.1:\d+\/ui\/login\?code=\S+\n$/);
   assert.equal(r.stderr, 'no display here (DISPLAY and WAYLAND_DISPLAY are unset), so no browser was opened. Open the link within 60 s; it works once\n');
-  assert.deepEqual(await redeem(r.stdout.trim()), { status: 303, cookie: true });
+  assert.deepEqual(await redeem(r.stdout.trim()), { status: 200, cookie: true });
 });
 
 test('termhost ui where xdg-open finds no browser reports the failure, and the printed link still works', async () => {
@@ -214,7 +214,7 @@ test('termhost ui where xdg-open finds no browser reports the failure, and the p
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^http:\/\/127\.0\.0\.1:\d+\/ui\/login\?code=\S+\n$/);
   assert.match(r.stderr, /^xdg-open failed \(exit status 3\): xdg-open: no method available for opening '.*'\. Open the link within 60 s; it works once\n$/);
-  assert.deepEqual(await redeem(r.stdout.trim()), { status: 303, cookie: true });
+  assert.deepEqual(await redeem(r.stdout.trim()), { status: 200, cookie: true });
 });
 
 test('doctor says whether a daemon runs and where, whether the token matches, whether PTYs spawn, the opener, versions', async () => {

@@ -34,8 +34,8 @@ interface Served {
   stop(): Promise<number | null>;
 }
 
-/** `termhost serve ARGS` as a user starts it, until it says where it listens. */
-async function serve(args: string[], env: Record<string, string>): Promise<Served> {
+/** `termhost serve ARGS` as a user starts it, until its daemon.json says where it listens. */
+async function serve(args: string[], env: Record<string, string>, stateDir: string): Promise<Served> {
   const child = spawn(process.execPath, [BIN, 'serve', '--log-level', 'warn', ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: env.XDG_STATE_HOME ?? os.tmpdir(), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -44,7 +44,17 @@ async function serve(args: string[], env: Record<string, string>): Promise<Serve
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const address = await until(`serve to listen:\n${err}`, () => /termhost listening on (\S+)/.exec(err)?.[1] ?? (child.exitCode !== null ? 'exited' : undefined), 20_000);
+  const file = path.join(stateDir, 'daemon.json');
+  const listening = () => {
+    if (child.exitCode !== null) return 'exited';
+    try {
+      const r = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid: number; address: string };
+      return r.pid === child.pid && r.address ? r.address : undefined;
+    } catch {
+      return undefined; // not written yet
+    }
+  };
+  const address = await until(`serve to listen:\n${err}`, listening, 20_000);
   if (address === 'exited') throw new Error(`serve exited: ${err}`);
   return {
     child,
@@ -68,7 +78,7 @@ async function closedPort(): Promise<number> {
 
 test('serve on any port writes daemon.json (0600: address and pid); the CLI finds it with no environment; it is removed on exit', async () => {
   const h = freshHome();
-  const daemon = await serve(['--listen', '127.0.0.1:0'], h.env);
+  const daemon = await serve(['--listen', '127.0.0.1:0'], h.env, h.stateDir);
   const file = path.join(h.stateDir, 'daemon.json');
   assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   const record = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -93,7 +103,7 @@ test('serve on any port writes daemon.json (0600: address and pid); the CLI find
 
 test('a second daemon on the same state dir refuses to start and names the first', async () => {
   const h = freshHome();
-  const first = await serve(['--listen', '127.0.0.1:0'], h.env);
+  const first = await serve(['--listen', '127.0.0.1:0'], h.env, h.stateDir);
   const second = await runBin(['serve', '--listen', '127.0.0.1:0'], { env: h.env });
   assert.equal(second.code, 1);
   assert.match(second.stderr, new RegExp(`^termhost serve: a daemon is already running for state dir ${h.stateDir} \\(pid ${first.child.pid}, listening on ${first.address}\\); stop it first or give another --state-dir`));
@@ -109,7 +119,7 @@ test('a daemon.json left by a daemon that died: the CLI says no daemon runs, and
   fs.writeFileSync(path.join(h.stateDir, 'daemon.json'), JSON.stringify({ pid: dead.pid, address: '127.0.0.1:1', version: '0', started_at: '', token_file: null }), { mode: 0o600 });
   const ls = await runBin(['ls'], { env: h.env });
   assert.match(ls.stderr, /no daemon running for state dir .*: start one with `termhost serve`/);
-  const daemon = await serve(['--listen', '127.0.0.1:0'], h.env);
+  const daemon = await serve(['--listen', '127.0.0.1:0'], h.env, h.stateDir);
   assert.equal(JSON.parse(fs.readFileSync(path.join(h.stateDir, 'daemon.json'), 'utf8')).pid, daemon.child.pid);
   assert.equal((await runBin(['ls'], { env: h.env })).code, 0);
   await daemon.stop();
@@ -132,7 +142,7 @@ test('serve --unix and serve --token-file: the CLI finds the socket and the toke
   const tokenFile = path.join(h.xdg, 'secret-token');
   fs.writeFileSync(tokenFile, 'token-from-a-file-0123456789\n', { mode: 0o600 });
   const sock = path.join(h.xdg, 'run', 'th.sock');
-  const daemon = await serve(['--unix', sock, '--token-file', tokenFile], h.env);
+  const daemon = await serve(['--unix', sock, '--token-file', tokenFile], h.env, h.stateDir);
   assert.equal(daemon.address, `unix:${sock}`);
   const cmdline = fs.readFileSync(`/proc/${daemon.child.pid}/cmdline`, 'utf8');
   assert.ok(!cmdline.includes('token-from-a-file'), 'the token is not on the command line');
@@ -148,7 +158,7 @@ test('serve --unix and serve --token-file: the CLI finds the socket and the toke
 
 test('new TermhostClient() with no environment finds the daemon and token, as the CLI does; the README snippet runs as printed', async () => {
   const h = freshHome();
-  const daemon = await serve(['--listen', '127.0.0.1:0'], h.env);
+  const daemon = await serve(['--listen', '127.0.0.1:0'], h.env, h.stateDir);
   const example = path.join(ROOT, 'examples', 'sdk-quickstart.ts');
   const started = Date.now();
   const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {

@@ -81,6 +81,7 @@ describe('exited sessions', () => {
     assert.ok(done.screen.lines.includes('last-words'));
     assert.equal((await d.client.getSession(s.id)).live, true);
     // Freed after the TTL (1.5 s in this daemon): the id then answers with the stored record.
+    // (The SDK types getSession as SessionInfo; once freed the answer is a record, live: false.)
     await until('the session to be freed', async () => ((await d.client.getSession(s.id)) as { live: boolean }).live === false, 10_000);
     const record = await d.client.getSession(s.id);
     assert.equal(record.exit_code, 3);

@@ -30,28 +30,42 @@ after(async () => {
   await assertNoLeaks();
 });
 
-/** Sign in as a browser would: mint with a bearer token, exchange the code, keep the cookie. */
+/** The page key of each sign-in, by its cookie: what the page's script keeps in localStorage and sends. */
+const keys = new Map<string, string>();
+
+/** Sign in as a browser would: mint with a bearer token, exchange the code, keep the cookie and the page's key. */
 async function signIn(client: TermhostClient = d.client, as: 'human' | 'viewer' = 'human') {
   const minted = await client.mintUiLogin({ as });
   const res = await rawRequest(d.address, { path: minted.login_path, headers: { host: d.address } });
-  assert.equal(res.status, 303, res.text);
+  assert.equal(res.status, 200, res.text);
   const setCookie = String(res.headers['set-cookie']);
   const cookie = setCookie.split(';')[0]!;
-  return { minted, res, setCookie, cookie };
+  const key = /<meta name="termhost-ui-key" content="([A-Za-z0-9_-]{43})">/.exec(res.text)?.[1];
+  const next = /<meta name="termhost-next" content="([^"]*)">/.exec(res.text)?.[1];
+  assert.ok(key, 'the sign-in page carries its key');
+  keys.set(cookie, key);
+  return { minted, res, setCookie, cookie, key, next };
 }
 
-function withCookie(cookie: string, opts: { method?: string; path: string; origin?: string; body?: unknown }) {
+/** A request as the page makes it: the cookie (the browser adds it) and the key (the page's script adds it). */
+function withCookie(cookie: string, opts: { method?: string; path: string; origin?: string; body?: unknown; withoutKey?: boolean }) {
   const headers: Record<string, string> = { host: d.address, cookie };
+  const key = keys.get(cookie);
+  if (key && !opts.withoutKey) headers['x-termhost-ui-key'] = key;
   if (opts.origin) headers.origin = opts.origin;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   return rawRequest(d.address, { method: opts.method, path: opts.path, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
 }
 
-test('a login code becomes an HttpOnly, SameSite=Strict cookie once, and the redirect carries no secret', async () => {
-  const { minted, res, setCookie, cookie } = await signIn();
+test('a login code becomes an HttpOnly, SameSite=Strict cookie and a page key once; the page is never cached', async () => {
+  const { minted, res, setCookie, cookie, next } = await signIn();
   assert.match(minted.login_path, /^\/ui\/login\?code=[A-Za-z0-9_-]{43}$/);
   assert.equal(minted.expires_in_s, 60);
-  assert.equal(res.headers.location, '/ui/');
+  assert.equal(next, '/ui/');
+  assert.match(String(res.headers['content-type']), /text\/html/);
+  assert.equal(res.headers['cache-control'], 'no-store');
+  assert.match(String(res.headers['content-security-policy']), /script-src 'self'/);
+  assert.match(res.text, /\/ui\/assets\/app\.js/);
   assert.match(setCookie, new RegExp(`^termhost_ui_${d.address.split(':')[1]}=`));
   for (const attr of ['HttpOnly', 'SameSite=Strict', 'Path=/', 'Max-Age=43200']) assert.ok(setCookie.includes(attr), attr);
   assert.equal(res.headers['referrer-policy'], 'no-referrer');
@@ -68,10 +82,10 @@ test('--session and --viewer choose where the browser lands; an unknown session 
   const s = await d.client.createSession({ command: ['sleep', '30'] });
   const driver = await d.client.mintUiLogin({ session: s.id });
   const r1 = await rawRequest(d.address, { path: driver.login_path, headers: { host: d.address } });
-  assert.equal(r1.headers.location, `/ui/sessions/${s.id}`);
+  assert.match(r1.text, new RegExp(`<meta name="termhost-next" content="/ui/sessions/${s.id}">`));
   const viewer = await d.client.mintUiLogin({ session: s.id, as: 'viewer' });
   const r2 = await rawRequest(d.address, { path: viewer.login_path, headers: { host: d.address } });
-  assert.equal(r2.headers.location, `/ui/sessions/${s.id}?role=viewer`);
+  assert.match(r2.text, new RegExp(`<meta name="termhost-next" content="/ui/sessions/${s.id}\\?role=viewer">`));
   await assert.rejects(d.client.mintUiLogin({ session: 'nosuch' }), (e: TermhostError) => e.status === 404 && e.code === 'session_not_found');
   await d.client.deleteSession(s.id, 'KILL');
 });
@@ -137,10 +151,11 @@ test('a viewer sign-in reads but cannot create, signal or type', async () => {
   await d.client.deleteSession(s.id, 'KILL');
 });
 
-test('the event stream takes the cookie (EventSource cannot send headers)', async () => {
-  const { cookie } = await signIn();
+test('the event stream takes the cookie with the page key (the page reads it with fetch)', async () => {
+  const { cookie, key } = await signIn();
   const res = await new Promise<{ status: number; type: string; first: string }>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: Number(d.address.split(':')[1]), path: '/v1/events', headers: { host: d.address, cookie } }, (r) => {
+    const headers = { host: d.address, cookie, 'x-termhost-ui-key': key };
+    const req = http.request({ host: '127.0.0.1', port: Number(d.address.split(':')[1]), path: '/v1/events', headers }, (r) => {
       r.once('data', (c: Buffer) => {
         resolve({ status: r.statusCode ?? 0, type: String(r.headers['content-type']), first: c.toString() });
         req.destroy();
@@ -204,9 +219,10 @@ test('the request log never carries the login code, the cookie or the token', as
   const { minted, cookie } = await signIn();
   await withCookie(cookie, { path: '/v1/sessions' });
   const code = minted.login_path.split('code=')[1]!;
-  assert.ok(log.includes('/ui/login?code=[redacted]'), 'the sign-in request is logged, without its code');
+  assert.ok(log.includes('"path":"/ui/login"'), 'the sign-in request is logged, without its code');
   assert.ok(!log.includes(code), 'login code in the log');
   assert.ok(!log.includes(cookie.split('=')[1]!), 'cookie secret in the log');
+  assert.ok(!log.includes(keys.get(cookie)!), 'page key in the log');
   assert.ok(!log.includes(d.token), 'token in the log');
 });
 
@@ -223,7 +239,7 @@ test('`termhost ui --api-url URL --token-file F` signs in to a daemon elsewhere;
     assert.match(out.trim(), new RegExp(`^http://${d.address}/ui/login\\?code=`));
     assert.match(err, /within 60 s; it works once/);
     const res = await rawRequest(d.address, { path: new URL(out.trim()).pathname + new URL(out.trim()).search, headers: { host: d.address } });
-    assert.equal(res.status, 303);
+    assert.equal(res.status, 200);
     err = '';
     assert.equal(await runCli(['ui', '--print', '--addr', `unix:${path.join(dir, 'sock')}`, '--token', d.token], io), 2);
     assert.match(err, /a browser cannot reach a unix socket/);
@@ -259,4 +275,35 @@ test('the cookie never authenticates the attach socket: the page must send an at
   });
   assert.deepEqual([hello.kind, hello.role], ['hello', 'driver']);
   await d.client.deleteSession(s.id, 'KILL');
+});
+
+test('the root sends a browser to /ui/; an API client gets JSON: a 401 without a token, where things are with one', async () => {
+  const browser = await rawRequest(d.address, { path: '/', headers: { host: d.address, accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+  assert.deepEqual([browser.status, browser.headers.location], [303, '/ui/']);
+  const curl = await rawRequest(d.address, { path: '/', headers: { host: d.address, accept: '*/*' } });
+  assert.equal(curl.status, 401);
+  assert.match(String(curl.headers['content-type']), /application\/json/);
+  assert.equal(curl.json.code, 'unauthorized');
+  const client = await d.client.request<Record<string, unknown>>('GET', '/');
+  assert.deepEqual([client.service, client.ui, client.openapi], ['termhost', '/ui/', '/openapi.json']);
+});
+
+test('the cookie alone, as a server on another port of this host receives it, signs nobody in, nor out', async () => {
+  const { cookie } = await signIn();
+  for (const path of ['/v1/sessions', '/v1/events', '/openapi.json']) {
+    const r = await withCookie(cookie, { path, withoutKey: true });
+    assert.equal(r.status, 401, path);
+    assert.equal(r.json.code, 'unauthorized');
+    assert.match(r.json.error, /cookie alone/);
+  }
+  assert.equal((await withCookie(cookie, { path: '/ui/me', withoutKey: true })).status, 401);
+  const create = await withCookie(cookie, { method: 'POST', path: '/v1/sessions', origin: origin(), body: { command: ['true'] }, withoutKey: true });
+  assert.equal(create.status, 401);
+  // Another sign-in's key does not fit this cookie.
+  const other = await signIn();
+  const mixed = await rawRequest(d.address, { path: '/v1/sessions', headers: { host: d.address, cookie, 'x-termhost-ui-key': keys.get(other.cookie)! } });
+  assert.equal(mixed.status, 401);
+  // Signing out with the cookie alone leaves the browser signed in.
+  assert.equal((await withCookie(cookie, { method: 'POST', path: '/ui/logout', origin: origin(), withoutKey: true })).status, 204);
+  assert.equal((await withCookie(cookie, { path: '/ui/me' })).status, 200, 'still signed in');
 });

@@ -255,8 +255,12 @@ test('when xterm.js cannot load, the DOM renderer draws the server styled snapsh
   const { page } = person;
   await waitPaneState(page, 'attached');
   await page.locator('.notice-warn', { hasText: 'did not load' }).waitFor();
-  await page.locator('.dom-term span', { hasText: /^red-text$/ }).waitFor();
-  assert.equal(await page.locator('.dom-term span', { hasText: /^red-text$/ }).evaluate((e) => getComputedStyle(e).color), 'rgb(224, 108, 117)');
+  // Wait for the colour itself: the span can exist a moment before its style is applied.
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.dom-term span')].some((e) => e.textContent === 'red-text' && getComputedStyle(e).color === 'rgb(224, 108, 117)'),
+    undefined,
+    { timeout: 10_000 },
+  );
   assert.equal(await page.locator('.xterm').count(), 0);
   await focusTerminal(page);
   await page.keyboard.type('echo dom-$((3*3))');

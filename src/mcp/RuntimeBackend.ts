@@ -23,6 +23,8 @@ export class RuntimeBackend implements Backend {
     private readonly defaultCwd?: string,
     /** The daemon's cap on waits in progress, which `wait_for` and long polls count against; none when embedded. */
     private readonly waitSlots?: { take(): Result<() => void> },
+    /** The daemon's /mcp: people can attach to its sessions. `termhost mcp --embedded`: nobody can. */
+    readonly peopleCanReach: boolean = true,
   ) {}
 
   /** Run a wait in one of the daemon's wait slots, if it has them. */

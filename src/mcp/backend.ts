@@ -11,6 +11,8 @@ import type { MouseEvent } from '../core/index.js';
 export type MouseInput = MouseEvent;
 
 export interface Backend {
+  /** Whether a person can reach these sessions (attach, the UI) to type a secret; false under --embedded. */
+  readonly peopleCanReach: boolean;
   create(spec: CreateSession): Promise<SessionInfo>;
   list(): Promise<SessionInfo[]>;
   kill(id: string, signal?: string): Promise<void>;
@@ -33,6 +35,7 @@ export interface Backend {
 
 /** A running daemon, over HTTP or a unix socket. */
 export class ClientBackend implements Backend {
+  readonly peopleCanReach = true;
   private stream: ReturnType<TermhostClient['events']> | undefined;
   private readonly listeners = new Set<(e: RuntimeEvent) => void>();
 

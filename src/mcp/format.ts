@@ -69,6 +69,6 @@ export function formatSession(s: SessionInfo): string {
   const bits = [s.id, state, `${s.cols}x${s.rows}`, JSON.stringify(s.command.join(' '))];
   if (s.title) bits.push(`title "${s.title}"`);
   if (labels) bits.push(`labels ${labels}`);
-  if (s.secret_input) bits.push('secret input in progress (screen hidden)');
+  if (s.secret_input) bits.push('secret input window open (screen hidden until a person ends it)');
   return bits.join(' | ');
 }

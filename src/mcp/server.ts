@@ -12,7 +12,8 @@ import { TOOLS } from './tools/index.js';
 const INSTRUCTIONS = [
   'termhost runs programs in real terminals. Typical loop: session_create, send (text and keys such as Enter or C-c),',
   'wait_for (text, regex, stable_ms or exit; never sleep), then read_screen (changes_only=true to pay only for rows',
-  'that changed). If the screen is hidden (secret_input_active), a person is typing a password: wait and retry.',
+  'that changed). If the screen is hidden (secret_input_active), the program asked for a password: a person must type',
+  'it (the error says how to ask one), or abort the prompt with send C-c.',
 ].join(' ');
 
 export interface TermhostMcp {

@@ -36,17 +36,35 @@ export function defineTool<S extends z.ZodRawShape>(name: string, spec: ToolSpec
 
 export type AnyTool = ReturnType<typeof defineTool<z.ZodRawShape>>;
 
-/** An error as the agent sees it: what went wrong, its stable code, and whether retrying may help. */
-export function toolError(err: unknown): CallToolResult {
+/**
+ * What an agent should do about a secret-input window, which it can neither read through nor end: a person must
+ * type the secret, or the agent aborts the prompt. Under `termhost mcp --embedded` no person can reach the session
+ * at all, and the agent is told so plainly rather than "retry shortly".
+ */
+function secretHint(sessionId: string | undefined, peopleCanReach: boolean): string {
+  const id = sessionId ?? 'ID';
+  if (!peopleCanReach) {
+    return ` No person can reach this session: it runs inside this MCP server (termhost mcp --embedded), so nobody can type the secret. Abort the prompt with send {"key":"C-c"} (or C-d), then run the command without the prompt (for example with the secret in the environment, set by a person).`;
+  }
+  return ` A person must type it: ask one to run \`termhost attach -write ${id}\` (or open it with \`termhost ui --session ${id}\`), then call wait_for again. Or abort the prompt with send {"key":"C-c"}.`;
+}
+
+/** An error as the agent sees it: what went wrong, its stable code, whether retrying may help, and what to do. */
+export function toolError(err: unknown, opts: { sessionId?: string; peopleCanReach?: boolean } = {}): CallToolResult {
   // A TermError (embedded) keeps extra fields in `extra`; a TermhostError (from the daemon) has the whole body.
   const e = err as { message?: string; code?: string; retryable?: boolean; body?: Record<string, unknown>; extra?: Record<string, unknown> };
   const code = typeof e.code === 'string' ? e.code : 'internal';
   const message = e.message ?? String(err);
-  const retry = e.retryable ? ' (retryable: try again shortly)' : '';
+  const secret = code === 'secret_input_active';
+  const reachable = opts.peopleCanReach ?? true;
+  // A window nobody can end is not worth retrying; with a person around it is, once they have typed.
+  const retryable = secret ? reachable : e.retryable === true;
+  const hint = secret ? secretHint(opts.sessionId, reachable) : '';
+  const retry = retryable && !secret ? ' (retryable: try again shortly)' : '';
   return {
     isError: true,
-    content: [{ type: 'text', text: `error ${code}: ${message}${retry}` }],
-    structuredContent: { ...(e.body ?? {}), ...(e.extra ?? {}), error: message, code, retryable: e.retryable === true },
+    content: [{ type: 'text', text: `error ${code}: ${message}${retry}${hint}` }],
+    structuredContent: { ...(e.body ?? {}), ...(e.extra ?? {}), error: message, code, retryable, ...(hint ? { hint: hint.trim() } : {}) },
   };
 }
 
@@ -65,7 +83,8 @@ export function registerTools(server: McpServer, ctx: ToolContext, tools: readon
           const out = await tool.run(args as never, ctx);
           return { content: [{ type: 'text', text: out.text }], structuredContent: out.structured };
         } catch (err) {
-          return toolError(err);
+          const sessionId = typeof args.session === 'string' ? args.session : undefined;
+          return toolError(err, { sessionId, peopleCanReach: ctx.backend.peopleCanReach });
         }
       },
     );

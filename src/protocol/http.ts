@@ -346,6 +346,7 @@ export const SecretStateSchema = Type.Object({
   since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   reason: Type.Union([Type.String(), Type.Null()]),
   started_by: Type.Union([ActorSchema, Type.Null()]),
+  input_received: Type.Boolean({ description: 'A person has typed into the open window; until then it waits for one.' }),
 });
 
 export const SecretActionBody = Type.Object(

@@ -10,6 +10,11 @@
  *
  * A cookie session ends when it expires (12 h after sign-in), when the browser signs out, when the token that minted
  * its code is revoked, or when the daemon's own token changes.
+ *
+ * The cookie alone does not authenticate. Browsers send a host's cookies to every port of that host, so a web server
+ * another local user runs on a loopback port receives it. Each sign-in therefore has a second secret, its page key,
+ * handed over once in the sign-in page itself and kept by the page's script in localStorage, which browsers keep per
+ * origin (scheme, host and port): only a page served by this daemon can read it and send it back as a header.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -44,6 +49,8 @@ interface PendingCode extends Grant {
 
 interface StoredSession extends Grant {
   sha256: string;
+  /** SHA-256 of the page key the browser must send beside the cookie. */
+  key_sha256: string;
   created_at: string;
   expires_at: string;
 }
@@ -101,19 +108,23 @@ export class UiLogins {
     return { code, expiresInS: LOGIN_CODE_TTL_MS / 1000 };
   }
 
-  /** Spend a code: the new cookie secret and where to go, or undefined for a wrong, used or expired code. */
-  exchange(code: string): { secret: string; next: string; maxAgeS: number } | undefined {
-    const key = sha256(code);
-    const pending = this.codes.get(key);
-    this.codes.delete(key); // single use, whatever happens next
+  /**
+   * Spend a code: the new cookie secret, the page key and where to go, or undefined for a wrong, used or expired code.
+   */
+  exchange(code: string): { secret: string; key: string; next: string; maxAgeS: number } | undefined {
+    const codeHash = sha256(code);
+    const pending = this.codes.get(codeHash);
+    this.codes.delete(codeHash); // single use, whatever happens next
     if (!pending || pending.expiresAt <= this.now() || !this.tokens.isLive(pending.tokenId)) return undefined;
     this.sweep();
     while (this.sessions.size >= MAX_UI_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
     const secret = crypto.randomBytes(32).toString('base64url');
+    const key = crypto.randomBytes(32).toString('base64url');
     const { name, kind, tokenName, tokenId } = pending;
     const now = this.now();
     this.sessions.set(sha256(secret), {
       sha256: sha256(secret),
+      key_sha256: sha256(key),
       name,
       kind,
       tokenName,
@@ -122,14 +133,15 @@ export class UiLogins {
       expires_at: new Date(now + UI_SESSION_TTL_MS).toISOString(),
     });
     this.save();
-    return { secret, next: pending.next, maxAgeS: UI_SESSION_TTL_MS / 1000 };
+    return { secret, key, next: pending.next, maxAgeS: UI_SESSION_TTL_MS / 1000 };
   }
 
-  /** The principal a cookie secret stands for, or undefined. */
-  resolve(secret: string | undefined): Principal | undefined {
-    if (!secret) return undefined;
+  /** The principal a cookie secret and its page key stand for together, or undefined. */
+  resolve(secret: string | undefined, key: string | undefined): Principal | undefined {
+    if (!secret || !key) return undefined;
     const s = this.sessions.get(sha256(secret));
-    if (!s) return undefined;
+    // Both are hashes of the same length, so the comparison's time says nothing about the stored one.
+    if (!s || !crypto.timingSafeEqual(Buffer.from(s.key_sha256, 'hex'), Buffer.from(sha256(key), 'hex'))) return undefined;
     if (Date.parse(s.expires_at) <= this.now() || !this.tokens.isLive(s.tokenId)) {
       this.sessions.delete(s.sha256);
       this.save();
@@ -190,6 +202,9 @@ export class UiLogins {
       .filter(
         (s) =>
           typeof s.sha256 === 'string' &&
+          // A sign-in from before page keys has none to check: it has to sign in again.
+          typeof s.key_sha256 === 'string' &&
+          /^[0-9a-f]{64}$/.test(s.key_sha256) &&
           typeof s.name === 'string' &&
           (s.kind === 'human' || s.kind === 'viewer') &&
           typeof s.tokenName === 'string' &&

@@ -2,7 +2,7 @@
  * The fastify application: Host and token checks, per-route roles, the error shape, schemas, OpenAPI, and one file
  * of routes per resource. It knows the runtime only through core/index.ts.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { Ajv } from 'ajv';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
@@ -11,7 +11,7 @@ import { MAX_FRAME_BYTES } from '../protocol/attach.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_ATTACH_SETTINGS, type AttachSettings } from './attach/AttachConnection.js';
 import { AttachTokens } from './attachTokens.js';
-import { makeAuthHook, normalizeOrigin, roleHook } from './auth.js';
+import { makeAuthHook, normalizeOrigin, refuseForeignUpgrades, roleHook } from './auth.js';
 import { errorHandler, sendError } from './errors.js';
 import { Revocations } from './Revocations.js';
 import { attachRoutes } from './routes/attach.js';
@@ -30,10 +30,14 @@ import type { TokenStore } from './TokenStore.js';
 import type { Store } from '../store/Store.js';
 import { transcriptRoutes } from './routes/transcript.js';
 import { uiRoutes } from './routes/ui.js';
-import { uiCookieOf, uiLoginRoutes } from './routes/uiLogin.js';
+import { uiCookieOf, uiKeyOf, uiLoginRoutes } from './routes/uiLogin.js';
 import { UiLogins } from './UiLogins.js';
-import { withRedaction } from './logRedaction.js';
+import { loggerOptions, pathOf, type LogOptions } from './logRedaction.js';
 import { Slots } from './Slots.js';
+import { capSockets } from './sockets.js';
+import { LogThrottle } from './logThrottle.js';
+
+type ContentTypeParser = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => void;
 
 /** Request bodies past this size are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -50,34 +54,78 @@ export interface ServerOptions {
   attach?: Partial<AttachSettings>;
   /** SSE heartbeat interval; tests shorten it. */
   heartbeatMs?: number;
-  /** pino options, or false for no logging. */
-  logger?: boolean | Record<string, unknown>;
+  /** Level, format (json or text) and destination of the log, or false for no logging. */
+  logger?: boolean | LogOptions;
   /** Browser sign-ins for the UI; in memory only when absent. */
   uiLogins?: UiLogins;
-  /** Caps on long-lived requests open at once (defaults: CONNECTION_LIMITS). */
+  /** Caps on sockets and long-lived requests open at once, and request timeouts (defaults: CONNECTION_LIMITS). */
   connections?: Partial<typeof CONNECTION_LIMITS>;
 }
 
-/** Long-lived requests open at once, per daemon; past a cap, 503 connection_limit. */
+/** Connections and long-lived requests open at once, per daemon, and how long a request may take to arrive. */
 export const CONNECTION_LIMITS = {
-  /** Attach sockets, each with up to 4 MiB of queued output. */
+  /** Attach sockets, each with up to 4 MiB of queued output; past this, 503 connection_limit. */
   attachSockets: 256,
-  /** Event streams, each with up to 1 MiB of unsent events. */
+  /** Event streams, each with up to 1 MiB of unsent events; past this, 503 connection_limit. */
   eventStreams: 64,
-  /** Waits and screen long polls in progress. */
+  /** Waits and screen long polls in progress; past this, 503 connection_limit. */
   waits: 256,
+  /**
+   * Sockets (TCP or unix) open at once. A full daemon closes its least recently active idle socket for a newcomer,
+   * and answers 503 connection_limit only when every socket is busy (see sockets.ts). Well above the three caps above
+   * together (576), so the long-lived requests they allow never crowd out a short one.
+   */
+  sockets: 1024,
+  /** A client must send its request headers within this; Node's default, 60 s, lets idle sockets linger. */
+  headersTimeoutMs: 10_000,
+  /**
+   * ... and its whole request, body included, within this. Only the arrival of the request is timed: answers may take
+   * as long as they need (long polls, event streams, attach sockets).
+   */
+  requestTimeoutMs: 30_000,
 };
+
+/** How often Node checks those two timeouts (its default, 30 s, would let a 10 s timeout run to 40 s). */
+const TIMEOUT_CHECK_MS = 1000;
 
 declare module 'fastify' {
   interface FastifyInstance {
     registeredRoutes: ReadonlyArray<{ method: string; url: string }>;
     /** The caps on long-lived requests, with how many of each are open now. */
     connectionSlots: ConnectionSlots;
+    /** Sockets the daemon holds now (at most CONNECTION_LIMITS.sockets). */
+    openSockets(): number;
   }
 }
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: withRedaction(opts.logger) });
+  const caps = { ...CONNECTION_LIMITS, ...opts.connections };
+  // fastify's two lines per request (incoming, completed) are replaced by one, at debug: at the default level the log
+  // says what a person wants to know (start, listen address, sessions, auth failures, shutdown), not every request.
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: caps.requestTimeoutMs,
+    http: { headersTimeout: caps.headersTimeoutMs, connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, caps.headersTimeoutMs) },
+    logger: loggerOptions(opts.logger),
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  const capLog = new LogThrottle(1, 10_000);
+  const sockets = capSockets(app.server, caps.sockets, {
+    evicted: () => {
+      const held = capLog.take();
+      if (held) app.log.warn({ max: caps.sockets, ...held }, `${caps.sockets} connections open: closing the least recently active idle ones`);
+    },
+    refused: () => {
+      const held = capLog.take();
+      if (held) app.log.warn({ max: caps.sockets, ...held }, `${caps.sockets} connections open and all busy: refusing new ones with 503`);
+    },
+  });
+  app.decorate('openSockets', () => sockets.open);
+  app.addHook('onResponse', (req, reply, done) => {
+    req.log.debug({ method: req.method, path: pathOf(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    done();
+  });
+  logLifecycle(app, opts.runtime);
   // Query strings and path params are text, so their numbers and arrays are coerced from strings; JSON bodies are
   // typed already, and a "70" where a number belongs is refused rather than guessed.
   const ajvOptions = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false } as const;
@@ -88,10 +136,22 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   // An empty body with a JSON content type (common from curl and some clients on DELETE) means "no body"; anything
   // else goes through fastify's parser, which refuses __proto__ and constructor.prototype keys.
   const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+  const parseJson: ContentTypeParser = (req, body, done) => {
     if ((body as string).trim() === '') return done(null, undefined);
     jsonParser(req, body as string, done);
+  };
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+  // Every other Content-Type, and none. `curl -d` sends application/x-www-form-urlencoded, and a hand-written request
+  // may send no type at all: with a bearer token both are read as JSON, the only thing this API speaks. Never for the
+  // browser's cookie: a form posted by another page is the classic CSRF, while a page cannot send application/json to
+  // another origin without the browser asking first (CORS preflight).
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
+    const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const bearer = req.principal !== undefined && req.headers.authorization !== undefined;
+    if (bearer && (type === '' || type === 'application/x-www-form-urlencoded')) return parseJson(req, body, done);
+    const how = bearer ? 'Content-Type: application/json (curl --json, or -d with a bearer token)' : 'Content-Type: application/json (a signed-in browser must)';
+    done(new TermError('invalid_request', `send the body as JSON with ${how}; got ${type ? `"${type.slice(0, 100)}"` : 'no Content-Type'}`), undefined);
   });
   app.setNotFoundHandler((req, reply) => {
     void sendError(reply, new TermError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
@@ -100,6 +160,13 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const routes: Array<{ method: string; url: string }> = [];
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+    // Which routes are WebSockets, for the upgrade check below (the plugin would upgrade any route it is asked to).
+    if (r.wsHandler) r.config = { ...r.config, websocket: true };
+    // The OpenAPI document's "no credential" (`security: []`) is what makes a route public: one statement, so the
+    // document and the auth hook cannot disagree.
+    const documentedPublic = Array.isArray(r.schema?.security) && r.schema.security.length === 0;
+    if (documentedPublic && r.config?.auth === undefined) r.config = { ...r.config, auth: 'public' };
+    else if (documentedPublic !== (r.config?.auth === 'public')) throw new Error(`${r.url}: auth 'public' and schema security: [] go together`);
   });
   app.decorate('registeredRoutes', routes);
   app.decorateRequest('principal', undefined);
@@ -111,10 +178,15 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     makeAuthHook({
       tokens: opts.tokens,
       allowedHosts: new Set(opts.allowedHosts ?? []),
-      cookie: (req) => uiLogins.resolve(uiCookieOf(req)),
+      cookie: (req) => {
+        const cookie = uiCookieOf(req);
+        return { principal: cookie === undefined ? undefined : uiLogins.resolve(cookie, uiKeyOf(req)), present: cookie !== undefined };
+      },
       allowedOrigins,
     }),
   );
+  // After every onRequest hook, the routes' own included (/mcp checks its Origin there), and before any handler.
+  app.addHook('preParsing', (req, reply, _payload, done) => refuseForeignUpgrades(req, reply, () => done()));
   app.addHook('preHandler', roleHook);
 
   await app.register(swagger, {
@@ -129,7 +201,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
 
   const revocations = new Revocations(opts.tokens);
-  const caps = { ...CONNECTION_LIMITS, ...opts.connections };
   const slots = {
     attach: new Slots('attach_sockets', caps.attachSockets, 'attach sockets'),
     events: new Slots('event_streams', caps.eventStreams, 'event streams'),
@@ -169,4 +240,30 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     async () => app.swagger(),
   );
   return app;
+}
+
+/** One line each for the daemon's start and shutdown and for every session's start and end, whoever started it. */
+function logLifecycle(app: FastifyInstance, runtime: Runtime): void {
+  app.addHook('onReady', (done) => {
+    app.log.info({ version: VERSION, pid: process.pid }, `termhost ${VERSION} starting`);
+    done();
+  });
+  app.addHook('preClose', (done) => {
+    app.log.info('termhost shutting down');
+    done();
+  });
+  const off = runtime.events.subscribe((e) => {
+    if (e.type === 'session_opened') {
+      // The program's name only: arguments may carry secrets, and the log is a file on disk.
+      const program = String((e.command as string[] | undefined)?.[0] ?? '').split('/').pop();
+      app.log.info({ session: e.session_id, program, child_pid: e.pid }, `session ${e.session_id} started: ${program} (pid ${e.pid})`);
+    } else if (e.type === 'process_exited') {
+      const how = e.signal ? `killed by ${String(e.signal)}` : `exit ${String(e.code)}`;
+      app.log.info({ session: e.session_id, code: e.code, signal: e.signal, reason: e.reason }, `session ${e.session_id} ended: ${how}`);
+    }
+  });
+  app.addHook('onClose', (_app, done) => {
+    off();
+    done();
+  });
 }

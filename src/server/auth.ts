@@ -8,6 +8,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TermError, atLeast, type Actor, type Role } from '../core/index.js';
 import type { Principal, TokenStore } from './TokenStore.js';
 import { sendError } from './errors.js';
+import { pathOf } from './logRedaction.js';
+import { LogThrottle } from './logThrottle.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.', '::1', '0:0:0:0:0:0:0:1']);
 
@@ -49,16 +51,18 @@ export function bearerToken(header: string | undefined): string | undefined {
 export interface AuthOptions {
   tokens: TokenStore;
   allowedHosts: ReadonlySet<string>;
-  /** The principal a request's UI cookie stands for (see UiLogins), consulted only without an Authorization header. */
-  cookie?: (req: FastifyRequest) => Principal | undefined;
+  /**
+   * The principal a request's UI cookie and page key stand for together (see UiLogins), consulted only without an
+   * Authorization header; `present` says whether the request carried the cookie at all.
+   */
+  cookie?: (req: FastifyRequest) => { principal: Principal | undefined; present: boolean };
   /** Origins besides the daemon's own from which cookie-authenticated requests may change state. */
   allowedOrigins?: ReadonlySet<string>;
 }
 
-/** The attach socket authenticates in its first frame (browsers cannot set headers on a WebSocket). */
-const SELF_AUTHENTICATING = /^\/v1\/sessions\/[^/?]+\/attach(?:[/?]|$)/;
-/** The UI's page and assets are public; its sign-in authenticates with a login code, the rest with the cookie. */
-const UI_ROUTES = /^\/ui(?:[/?]|$)/;
+/** Refused requests logged per window; the rest are counted (LogThrottle). */
+export const AUTH_FAILURE_LOG = { perWindow: 10, windowMs: 10_000 };
+
 /** Methods a cookie may authenticate from any page of ours without an Origin check: they change nothing. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -70,6 +74,14 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The least privileged role that may call the route; viewer when absent. */
     role?: Role;
+    /**
+     * Who authenticates the route's callers. Absent: the auth hook, with the bearer token or the UI's cookie.
+     * 'public': nobody (liveness, the UI's page and assets, its sign-in); the schema says `security: []` too.
+     * 'self': the route itself (the attach socket reads its credential from the first frame).
+     */
+    auth?: 'public' | 'self';
+    /** Set for routes with a WebSocket handler (app.ts): only these may be upgraded. */
+    websocket?: boolean;
   }
 }
 
@@ -92,27 +104,45 @@ export function normalizeOrigin(origin: string): string {
 }
 
 /**
- * onRequest hook: Host first (even /health is refused on a foreign Host), then the token for everything else.
+ * onRequest hook: Host first (even /health is refused on a foreign Host), then the request target, then the token for
+ * every route that does not say otherwise. The decision is made on the route the router matched (its config), never
+ * on the raw URL: the router and a pattern over `req.url` can disagree about where a path ends (`#`, `;`, `%2F`).
  * The hooks are callback-style, not async: they run on every request, and an async hook costs a promise and a trip
  * through the microtask queue each time. A refusal sends the reply and never calls `done`, which ends the request.
  */
 export function makeAuthHook(opts: AuthOptions) {
+  const throttle = new LogThrottle(AUTH_FAILURE_LOG.perWindow, AUTH_FAILURE_LOG.windowMs);
+  /** One line per refusal: what was wrong, the method and path (never the query, a header or a cookie), from where. */
+  const refused = (req: FastifyRequest, why: string) => {
+    const held = throttle.take();
+    if (held) req.log.warn({ method: req.method, path: pathOf(req.url), from: req.ip, ...held }, `auth failed: ${why}`);
+  };
   return (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (!hostAllowed(req.headers.host, opts.allowedHosts)) {
+      refused(req, 'foreign Host header');
       sendError(
         reply,
         new TermError('forbidden_host', `Host "${req.headers.host ?? ''}" is not allowed; use a loopback name or add it with --allow-host`),
       );
       return;
     }
+    // A fragment is never sent by a well-behaved client, and the router ends the path there while other code may not.
+    if (req.url.includes('#')) {
+      sendError(reply, new TermError('invalid_request', 'the request target contains "#": a URL fragment is never sent to a server; percent-encode a literal # as %23'));
+      return;
+    }
     req.principal = opts.tokens.resolve(bearerToken(req.headers.authorization));
-    if (req.url === '/health' || req.url.startsWith('/health?') || SELF_AUTHENTICATING.test(req.url)) return done();
+    const auth = req.routeOptions.config?.auth;
+    if (auth === 'self') return done();
     // A header, even a wrong one, is the caller's explicit choice of credential: the cookie never overrides it.
+    let cookieOnly = false;
     if (!req.principal && req.headers.authorization === undefined && opts.cookie) {
-      const viaCookie = opts.cookie(req);
+      const { principal: viaCookie, present } = opts.cookie(req);
+      cookieOnly = present && !viaCookie;
       // Browsers attach cookies to requests that other pages trigger; SameSite=Strict stops other sites, and this
       // stops everything else that is not our own page: a state change must come with our Origin.
       if (viaCookie && !SAFE_METHODS.has(req.method) && !(req.headers.origin && originAllowed(req.headers.origin, req.headers.host, opts.allowedOrigins ?? new Set()))) {
+        refused(req, 'a state change with the UI cookie from a foreign Origin');
         sendError(
           reply,
           new TermError('forbidden_origin', `a browser request that changes state must come from the daemon's own page; Origin "${req.headers.origin ?? '(none)'}" is not allowed`),
@@ -121,12 +151,37 @@ export function makeAuthHook(opts: AuthOptions) {
       }
       req.principal = viaCookie;
     }
-    if (req.principal || UI_ROUTES.test(req.url)) return done();
+    if (req.principal || auth === 'public') return done();
+    if (cookieOnly) {
+      // What a server on another port of this host receives from the browser: the cookie, never the page's key.
+      refused(req, 'UI cookie without its page key');
+      sendError(
+        reply,
+        new TermError('unauthorized', 'the UI cookie alone does not sign a browser in: the page sends its sign-in key too; open the UI again with `termhost ui`'),
+      );
+      return;
+    }
+    refused(req, req.headers.authorization === undefined ? 'no token' : 'wrong or revoked token');
     sendError(
       reply.header('www-authenticate', 'Bearer'),
       new TermError('unauthorized', 'missing, wrong or revoked bearer token; send "Authorization: Bearer <token>" (see `termhost token`)'),
     );
   };
+}
+
+/** A request that asks to switch protocols, as Node's HTTP parser decides it (Upgrade plus Connection: upgrade). */
+export function wantsUpgrade(req: FastifyRequest): boolean {
+  return req.headers.upgrade !== undefined && /(?:^|,)\s*upgrade\s*(?:,|$)/i.test(String(req.headers.connection ?? ''));
+}
+
+/**
+ * Hook: an upgrade to anything but a WebSocket route is refused as plain HTTP. The websocket plugin
+ * otherwise completes the handshake (101) on any route and only then closes the socket, after every check the
+ * route's handler would have made was skipped.
+ */
+export function refuseForeignUpgrades(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (!wantsUpgrade(req) || req.routeOptions.config?.websocket) return done();
+  sendError(reply, new TermError('invalid_request', `${req.method} ${req.routeOptions.url ?? 'this path'} is not a WebSocket endpoint; send a plain HTTP request (the attach socket is GET /v1/sessions/{id}/attach)`));
 }
 
 /** preHandler hook: the route's declared minimum role against the caller's. */

@@ -6,7 +6,7 @@
  * The page keeps no terminal state between loads: each connect starts from the server's repaint, so a reload, a
  * reconnect or a restarted daemon all land on the screen the server has.
  */
-import { api, ApiError, enc } from './api.js';
+import { api, ApiError, download, enc } from './api.js';
 import { AttachSocket, type SecretInput } from './attachSocket.js';
 import { createDomView, type StyledScreen } from './domView.js';
 import { h } from './dom.js';
@@ -399,6 +399,10 @@ export class SessionPane {
     signal: (sig) => void this.signal(sig),
     close: (button) => void this.close(button),
     replay: () => void this.replay(),
+    download: () =>
+      void download(`/v1/sessions/${enc(this.ctx.id)}/transcript?format=asciicast`, `termhost-${this.ctx.id}.cast`).catch((err: Error) =>
+        this.notice(`Could not download the transcript: ${err.message}`, 'error'),
+      ),
     secretButton: () => this.secret.startButton(),
   };
 

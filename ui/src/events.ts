@@ -1,9 +1,13 @@
 /**
  * The daemon's event stream (GET /v1/events, Server-Sent Events) for the whole page: the list and the pane both
- * listen. EventSource cannot send headers, so the stream is authenticated by the sign-in cookie. The browser
- * resumes by Last-Event-ID by itself after a dropped connection; after a longer outage (or a daemon restart, which
- * restarts event ids) listeners are told to resynchronise from scratch.
+ * listen. It is read with fetch, not EventSource, because the request must carry the page key in a header (the
+ * cookie alone does not authenticate; see api.ts), and EventSource cannot send headers. So this file does what
+ * EventSource would: parse the stream, remember the last event id, and reconnect with Last-Event-ID after a dropped
+ * connection. After a refusal (the sign-in ended, say) or a daemon restart, which restarts event ids, listeners are
+ * told to resynchronise from scratch.
  */
+import { keyHeader } from './api.js';
+
 export interface RuntimeEvent {
   id: number;
   type: string;
@@ -14,58 +18,114 @@ export interface RuntimeEvent {
 
 export type StreamStatus = 'live' | 'reconnecting';
 
-/** How long to wait before opening a new stream once the browser has given up on one. */
+/** How long to wait before opening a new stream once one failed or was refused (EventSource's own default is 3 s). */
 const REOPEN_AFTER_MS = 3000;
+/** After a dropped connection, the first retry comes sooner: the daemon was fine a moment ago. */
+const RETRY_AFTER_DROP_MS = 500;
+/** A stream's unparsed tail past this is junk, not an event: the stream is dropped and reopened. */
+const MAX_PENDING_CHARS = 4 * 1024 * 1024;
 
 export class EventStream {
-  private source: EventSource | undefined;
+  private abort: AbortController | undefined;
   private readonly listeners = new Set<(e: RuntimeEvent) => void>();
   private readonly resyncs = new Set<() => void>();
   private readonly statuses = new Set<(s: StreamStatus) => void>();
   private reopenTimer: ReturnType<typeof setTimeout> | undefined;
   private hadError = false;
-  private stopped = false;
+  private stopped = true;
+  /** The last event id seen; sent as Last-Event-ID so a reconnect resumes exactly there. */
+  private lastId: string | undefined;
   /**
-   * Asked before reopening a stream the browser gave up on; false stops for good (the sign-in ended, say). The
-   * browser does not say why a stream failed, so the page has to ask the daemon.
+   * Asked before reopening a stream the daemon refused; false stops for good (the sign-in ended, say). A refusal
+   * does not say why, so the page has to ask the daemon.
    */
   beforeReopen: () => Promise<boolean> = async () => true;
 
   start(): void {
+    if (!this.stopped) return;
     this.stopped = false;
-    this.open();
+    void this.open();
   }
 
-  private open(): void {
-    const es = new EventSource('/v1/events');
-    this.source = es;
-    es.onopen = () => {
-      this.emitStatus('live');
-      if (this.hadError) for (const fn of [...this.resyncs]) fn();
-      this.hadError = false;
-    };
-    es.onmessage = (m) => {
-      let e: RuntimeEvent;
-      try {
-        e = JSON.parse(m.data as string) as RuntimeEvent;
-      } catch {
+  private async open(): Promise<void> {
+    const abort = new AbortController();
+    this.abort = abort;
+    let refused = false;
+    try {
+      const headers: Record<string, string> = { accept: 'text/event-stream', ...keyHeader() };
+      if (this.lastId !== undefined) headers['last-event-id'] = this.lastId;
+      const res = await fetch('/v1/events', { headers, credentials: 'same-origin', cache: 'no-store', signal: abort.signal });
+      if (!res.ok || !res.body) {
+        refused = true;
+        this.lastId = undefined; // as EventSource does after a refusal: the next stream starts afresh, with a resync
+        await res.body?.cancel().catch(() => undefined);
+      } else {
+        this.emitStatus('live');
+        if (this.hadError) for (const fn of [...this.resyncs]) fn();
+        this.hadError = false;
+        await this.read(res.body);
+      }
+    } catch {
+      /* the daemon went away, or stop() aborted the request */
+    }
+    if (this.stopped || abort !== this.abort) return;
+    this.hadError = true;
+    this.emitStatus('reconnecting');
+    clearTimeout(this.reopenTimer);
+    this.reopenTimer = setTimeout(
+      () => {
+        const ask = refused ? this.beforeReopen() : Promise.resolve(true);
+        void ask.then((again) => {
+          if (again && !this.stopped && abort === this.abort) void this.open();
+        });
+      },
+      refused ? REOPEN_AFTER_MS : RETRY_AFTER_DROP_MS,
+    );
+  }
+
+  /** Parse the stream as the SSE spec does: events end with a blank line; `id:` and `data:` fields, `:` comments. */
+  private async read(body: ReadableStream<Uint8Array>): Promise<void> {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let buf = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buf.search(/\r?\n\r?\n/)) >= 0) {
+        const block = buf.slice(0, end);
+        buf = buf.slice(end + (buf.startsWith('\r\n', end) ? 4 : 2));
+        this.dispatch(block);
+      }
+      if (buf.length > MAX_PENDING_CHARS) {
+        await reader.cancel();
         return;
       }
-      if (e.type === 'reset') for (const fn of [...this.resyncs]) fn();
-      else for (const fn of [...this.listeners]) fn(e);
-    };
-    es.onerror = () => {
-      this.hadError = true;
-      this.emitStatus('reconnecting');
-      // CLOSED means the browser will not retry by itself (a refused or failed response): try again later.
-      if (es.readyState === EventSource.CLOSED && !this.stopped) {
-        es.close();
-        clearTimeout(this.reopenTimer);
-        this.reopenTimer = setTimeout(() => {
-          void this.beforeReopen().then((again) => again && !this.stopped && this.open());
-        }, REOPEN_AFTER_MS);
-      }
-    };
+    }
+  }
+
+  private dispatch(block: string): void {
+    const data: string[] = [];
+    let id: string | undefined;
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'data') data.push(value);
+      else if (field === 'id') id = value;
+    }
+    if (id !== undefined) this.lastId = id;
+    if (data.length === 0) return;
+    let e: RuntimeEvent;
+    try {
+      e = JSON.parse(data.join('\n')) as RuntimeEvent;
+    } catch {
+      return;
+    }
+    if (e.type === 'reset') for (const fn of [...this.resyncs]) fn();
+    else for (const fn of [...this.listeners]) fn(e);
   }
 
   private emitStatus(s: StreamStatus): void {
@@ -92,6 +152,7 @@ export class EventStream {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.reopenTimer);
-    this.source?.close();
+    this.abort?.abort();
+    this.abort = undefined;
   }
 }

@@ -8,7 +8,7 @@
  * The browser holds no terminal state of its own: every view is built from the server, so a reload, a lost tab or a
  * restarted daemon land on the same view.
  */
-import { api, ApiError } from './api.js';
+import { adoptSignIn, api, ApiError, forgetKey } from './api.js';
 import { fill, h } from './dom.js';
 import { EventStream } from './events.js';
 import { SessionList } from './SessionList.js';
@@ -17,6 +17,8 @@ import { SessionPane } from './SessionPane.js';
 import type { TerminalView } from './terminalView.js';
 import type { Me } from './types.js';
 
+// First, before anything routes on the address: the sign-in page hands over its key and leaves its URL.
+adoptSignIn();
 const appEl = document.getElementById('app')!;
 const events = new EventStream();
 const mainEl = h('main', { class: 'main' });
@@ -97,6 +99,7 @@ function renderWho(): void {
         class: 'btn btn-small',
         onclick: async () => {
           await api('POST', '/ui/logout').catch(() => undefined);
+          forgetKey();
           me = undefined;
           events.stop();
           renderWho();

@@ -29,6 +29,8 @@ export interface PaneActions {
   signal(sig: 'INT' | 'TERM' | 'KILL'): void;
   close(button: HTMLButtonElement): void;
   replay(): void;
+  /** Save the stored transcript as an asciicast file. */
+  download(): void;
   secretButton(): HTMLElement;
 }
 
@@ -135,6 +137,18 @@ export function renderFoot(el: HTMLElement, m: PaneModel, a: PaneActions): void 
   fill(
     el,
     h('button', { class: 'btn', onclick: () => a.replay() }, 'Replay transcript'),
-    h('a', { class: 'btn', href: `/v1/sessions/${enc(m.id)}/transcript?format=asciicast`, download: `termhost-${m.id}.cast` }, 'Download .cast'),
+    // Fetched by the page (a plain link would carry the cookie without the page key), then saved from memory.
+    h(
+      'a',
+      {
+        class: 'btn',
+        href: `/v1/sessions/${enc(m.id)}/transcript?format=asciicast`,
+        onclick: (e: MouseEvent) => {
+          e.preventDefault();
+          a.download();
+        },
+      },
+      'Download .cast',
+    ),
   );
 }

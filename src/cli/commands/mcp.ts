@@ -89,7 +89,7 @@ export const mcp: Command = {
       const [{ Runtime }, { RuntimeBackend }] = await Promise.all([import('../../core/index.js'), import('../../mcp/RuntimeBackend.js')]);
       const runtime = new Runtime();
       // Sessions start where the MCP client started this server, as a program run from there would.
-      backend = new RuntimeBackend(runtime, { name, kind: 'agent' }, () => runtime.close(), process.cwd());
+      backend = new RuntimeBackend(runtime, { name, kind: 'agent' }, () => runtime.close(), process.cwd(), undefined, false);
     } else {
       const client = await agentClient(parsed.flags, name, io);
       await client.health().catch((err: Error) => io.err(`termhost mcp: warning: ${err.message}; tools will fail until the daemon is up\n`));

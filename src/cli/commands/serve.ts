@@ -26,7 +26,8 @@ export const serve: Command = {
     { name: 'no-secret-detect', kind: 'boolean', help: 'do not open secret-input windows on password prompts' },
     { name: 'transcript-retention-days', kind: 'int', value: 'N', help: 'days stored output is kept; 0 stores none, -1 keeps it forever', default: String(D.transcriptRetentionDays), min: -1 },
     { name: 'no-transcripts', kind: 'boolean', help: 'store no session output at all (records are still kept)' },
-    { name: 'log-level', kind: 'string', value: 'L', help: 'pino log level', default: D.logLevel, choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    { name: 'log-level', kind: 'string', value: 'L', help: 'log level (requests are logged at debug)', default: D.logLevel, choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    { name: 'log-format', kind: 'string', value: 'F', help: 'text: a short line per event, for people; json: pino lines, for collectors', default: D.logFormat, choices: ['text', 'json'] },
   ],
   examples: [
     'termhost serve',
@@ -54,12 +55,9 @@ export const serve: Command = {
       transcriptRetentionDays: flags['transcript-retention-days'] as number | undefined,
       transcripts: flags['no-transcripts'] !== true,
       maxSessions: flags['max-sessions'] as number | undefined,
-      logger: {
-        level: (flags['log-level'] as string | undefined) ?? D.logLevel,
-        redact: ['req.headers.authorization', 'req.headers.cookie', 'token'],
-      },
+      logger: { level: (flags['log-level'] as string | undefined) ?? D.logLevel, format: (flags['log-format'] as string | undefined) ?? D.logFormat },
     });
-    io.err(`termhost listening on ${daemon.address}\n`);
+    // Where it listens is in the log ("Server listening at ..."), between the start and the shutdown lines.
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once('SIGINT', stop);

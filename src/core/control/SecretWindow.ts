@@ -18,10 +18,14 @@ export interface SecretState {
   since: string | null;
   reason: string | null;
   started_by: Actor | null;
+  /** A person has typed into the window: until then it is waiting for one. */
+  input_received: boolean;
 }
 
+const CLOSED: SecretState = { active: false, since: null, reason: null, started_by: null, input_received: false };
+
 export class SecretWindow {
-  private state: SecretState = { active: false, since: null, reason: null, started_by: null };
+  private state: SecretState = { ...CLOSED };
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -36,8 +40,13 @@ export class SecretWindow {
   /** Returns false when a window was already open (starting again changes nothing). */
   start(actor: Actor, reason: string): boolean {
     if (this.state.active) return false;
-    this.state = { active: true, since: new Date(this.now()).toISOString(), reason, started_by: actor };
+    this.state = { active: true, since: new Date(this.now()).toISOString(), reason, started_by: actor, input_received: false };
     return true;
+  }
+
+  /** A person's input was accepted while the window is open. */
+  noteInput(): void {
+    if (this.state.active) this.state.input_received = true;
   }
 
   /** `lastActivityAt`: epoch ms of the session's last output byte or accepted input, whichever is later. */
@@ -52,7 +61,7 @@ export class SecretWindow {
         new TermError('secret_input_settling', `the session had output or input ${Math.round(quietFor)} ms ago; retry once it has been quiet for ${SECRET_SETTLE_MS} ms`, { retry_after_ms: SECRET_SETTLE_MS - quietFor }, true),
       );
     }
-    this.state = { active: false, since: null, reason: null, started_by: null };
+    this.state = { ...CLOSED };
     return ok(undefined);
   }
 }

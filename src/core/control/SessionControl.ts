@@ -7,6 +7,16 @@ import { isHuman, type Actor } from './actor.js';
 import { LeaseTable, type InputPolicy, type LeaseEvents } from './LeaseTable.js';
 import { SecretWindow } from './SecretWindow.js';
 
+/**
+ * Input that aborts a prompt: Ctrl-C (interrupt) or Ctrl-D (end of input), alone. Aborting is the safe direction, so
+ * an agent may send it during a secret-input window: otherwise a prompt nobody will answer strands the session.
+ */
+export const ABORT_BYTES: ReadonlySet<number> = new Set([0x03, 0x04]);
+
+function isAbort(bytes: Buffer): boolean {
+  return bytes.length === 1 && ABORT_BYTES.has(bytes[0]!);
+}
+
 export interface ControlOptions {
   inputPolicy: InputPolicy;
   /** Open a secret-input window by itself when the cursor line looks like a password prompt. */
@@ -29,11 +39,18 @@ export class SessionControl {
     this.secret = new SecretWindow(now);
   }
 
-  authorize(actor: Actor, leaseId?: string): Result<void> {
-    if (actor.kind === 'viewer') return fail(new TermError('forbidden', 'viewers cannot send input'));
-    if (this.secret.active && !isHuman(actor)) {
+  /** `bytes` is the encoded input: during a secret-input window an agent may still abort the prompt. */
+  authorize(actor: Actor, leaseId?: string, bytes?: Buffer): Result<void> {
+    if (actor.kind === 'viewer') return fail(new TermError('forbidden', 'viewers cannot send input', { needed_role: 'agent' }));
+    if (this.secret.active && !isHuman(actor) && !(bytes && isAbort(bytes))) {
+      const waiting = !this.secret.snapshot.input_received;
       return fail(
-        new TermError('secret_input_active', 'a person is typing a secret; only people may send input until they end the window', { refused: 'input' }, true),
+        new TermError(
+          'secret_input_active',
+          `${waiting ? 'the session is waiting for a person to type a secret' : 'a person is typing a secret'}; only people may send input until the window ends, but an agent may abort the prompt with C-c or C-d, or a signal`,
+          { refused: 'input', secret_input: this.secret.snapshot },
+          true,
+        ),
       );
     }
     return this.leases.authorizeInput(actor, this.options.inputPolicy, leaseId);
@@ -42,6 +59,7 @@ export class SessionControl {
   accepted(actor: Actor): void {
     this.lastInputBy = { name: actor.name, kind: actor.kind };
     this.lastInputAt = this.now();
+    if (isHuman(actor)) this.secret.noteInput();
   }
 
   dispose(): void {

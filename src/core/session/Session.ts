@@ -203,8 +203,9 @@ export class Session {
   readable(): Result<void> {
     if (!this.secretActive) return ok(undefined);
     const s = this.secretState;
+    const who = s.input_received ? 'a person is typing a secret' : 'the session is waiting for a person to type a secret';
     return fail(
-      new TermError('secret_input_active', `a person is typing a secret (window opened by ${s.started_by?.name}: ${s.reason}); the screen is hidden until they end it`, { secret_input: s }, true),
+      new TermError('secret_input_active', `${who} (window opened by ${s.started_by?.name}: ${s.reason}); the screen is hidden until the window ends`, { secret_input: s }, true),
     );
   }
 
@@ -399,7 +400,7 @@ export class Session {
     if (this.exitState || this.pty.exited) {
       return fail(new TermError('session_exited', `session "${this.id}" has exited; it no longer takes input`));
     }
-    const allowed = this.control.authorize(actor, leaseId);
+    const allowed = this.control.authorize(actor, leaseId, bytes);
     if (!allowed.ok) return allowed;
     if (!this.pty.write(bytes)) {
       return fail(

@@ -74,6 +74,8 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
   app.route({
     method: 'GET',
     url: '/v1/sessions/:id/attach',
+    // The socket's first frame carries the credential (browsers cannot set headers on a WebSocket).
+    config: { auth: 'self' },
     schema: {
       summary: 'Live attach (WebSocket): the first frame authenticates; see docs/protocol.md and /schemas/*-frame.json',
       description:
@@ -113,8 +115,8 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
         const bearer = frame.token === undefined ? headerPrincipal : deps.tokens.resolve(frame.token);
         if (bearer) return { ok: true, maxRole: atLeast(bearer.actor, 'agent') ? 'driver' : 'viewer', ...bearer };
         if (frame.token === undefined) return { ok: false, reason: 'a token is required in the auth frame' };
-        const grant = deps.attachTokens.verify(frame.token, found.value.id);
-        if (!grant || !deps.tokens.isLive(grant.tokenId)) return { ok: false, reason: 'the token is invalid, expired, revoked, or for another session' };
+        const grant = deps.attachTokens.redeem(frame.token, found.value.id);
+        if (!grant || !deps.tokens.isLive(grant.tokenId)) return { ok: false, reason: 'the token is invalid, expired, already used, revoked, or for another session' };
         return { ok: true, maxRole: grant.role, actor: grant.actor, tokenName: grant.tokenName };
       };
       new AttachConnection(socket, found.value, authenticate, deps.settings, req.log, deps.revocations);

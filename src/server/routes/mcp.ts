@@ -12,6 +12,7 @@ import { TermError } from '../../core/index.js';
 import { RuntimeBackend } from '../../mcp/RuntimeBackend.js';
 import { createMcpServer, type TermhostMcp } from '../../mcp/server.js';
 import { actorOf, originAllowed } from '../auth.js';
+import { sendError } from '../errors.js';
 import { errors, type RouteDeps } from './common.js';
 
 /** MCP sessions kept at once across all clients. */
@@ -40,10 +41,12 @@ export async function mcpRoutes(app: FastifyInstance, deps: RouteDeps & { allowe
     for (const id of [...sessions.keys()]) end(id);
   });
 
+  // A hook, not the handler: it runs before anything else of the route's, an upgrade refusal included.
+  const checkOrigin = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (originAllowed(req.headers.origin, req.headers.host, deps.allowedOrigins)) return done();
+    sendError(reply, new TermError('forbidden_origin', `Origin "${req.headers.origin}" may not use /mcp; allow it with --allow-origin`));
+  };
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!originAllowed(req.headers.origin, req.headers.host, deps.allowedOrigins)) {
-      throw new TermError('forbidden_origin', `Origin "${req.headers.origin}" may not use /mcp; allow it with --allow-origin`);
-    }
     const principal = req.principal!;
     const sid = req.headers['mcp-session-id'];
     let session: McpSession | undefined;
@@ -96,6 +99,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: RouteDeps & { allowe
   const config = { role: 'agent' as const };
   app.post('/mcp', {
     config,
+    onRequest: checkOrigin,
     schema: {
       summary,
       description,
@@ -107,6 +111,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: RouteDeps & { allowe
   for (const method of ['get', 'delete'] as const) {
     app[method]('/mcp', {
       config,
+      onRequest: checkOrigin,
       schema: { summary, description, response: { 200: { description: 'GET: an event stream; DELETE: the session ended' }, ...errors(400, 401, 403, 404) } },
       handler,
     });

@@ -50,7 +50,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
     async (req, reply) => {
       const session = unwrap(deps.manager.create((req.body ?? {}) as Static<typeof CreateSessionBody>, actorOf(req)));
-      req.log.info({ session: session.id, pid: session.pid }, 'session.create');
+      req.log.debug({ session: session.id, pid: session.pid }, 'session.create');
       return reply.code(201).send(session.info());
     },
   );
@@ -130,7 +130,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         const purged = deps.store.purge(id);
         if (!purged && !live.ok) throw live.error;
       } else if (!live.ok) throw live.error;
-      req.log.info({ session: id, signal: sig }, 'session.delete');
+      req.log.debug({ session: id, signal: sig }, 'session.delete');
       return reply.code(204).send();
     },
   );

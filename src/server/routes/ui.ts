@@ -12,6 +12,7 @@ import { TermError } from '../../core/index.js';
 import { sendError } from '../errors.js';
 import { SessionIdParams } from '../../protocol/http.js';
 import { errors } from './common.js';
+import { VERSION } from '../../version.js';
 
 /** From src/server/routes (tests) and dist/server/routes (the package) alike, the bundle is the package's dist/ui. */
 export const UI_BUNDLE_DIR = fileURLToPath(new URL('../../../dist/ui/', import.meta.url));
@@ -28,7 +29,7 @@ const TYPES: Record<string, string> = {
  * The page may load and connect to its own origin only; no framing (clickjacking), no plugins. Inline styles are
  * allowed because xterm.js writes its own <style> element.
  */
-const SECURITY_HEADERS = {
+export const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
@@ -60,6 +61,15 @@ function loadBundle(dir: string): Map<string, Asset> {
   return out;
 }
 
+/** The page itself (index.html), or undefined when the bundle was not built. */
+export function readUiPage(dir: string = UI_BUNDLE_DIR): string | undefined {
+  try {
+    return fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 export async function uiRoutes(app: FastifyInstance, opts: { dir?: string } = {}): Promise<void> {
   const bundle = loadBundle(opts.dir ?? UI_BUNDLE_DIR);
   const send = (reply: FastifyReply, name: string) => {
@@ -72,6 +82,29 @@ export async function uiRoutes(app: FastifyInstance, opts: { dir?: string } = {}
   };
   // The page and its assets hold no data and need no credential (`security: []`); the API calls they make do.
   const html = { 200: { description: 'text/html: the UI page' }, ...errors(404) };
+  // The daemon's root: a person who types the address into a browser wants the UI; a program gets JSON as ever.
+  app.get(
+    '/',
+    {
+      schema: {
+        summary: 'A browser (Accept: text/html) is sent to /ui/; an API client gets where things are, or the usual 401',
+        security: [],
+        response: {
+          200: Type.Object({ service: Type.Literal('termhost'), version: Type.String(), ui: Type.String(), openapi: Type.String(), health: Type.String() }),
+          303: { description: 'to /ui/' },
+          ...errors(),
+        },
+      },
+    },
+    async (req, reply) => {
+      if (String(req.headers.accept ?? '').toLowerCase().includes('text/html')) return reply.code(303).header('location', '/ui/').send();
+      if (!req.principal) {
+        reply.header('www-authenticate', 'Bearer');
+        throw new TermError('unauthorized', 'missing, wrong or revoked bearer token; send "Authorization: Bearer <token>" (see `termhost token`), or open /ui/ in a browser');
+      }
+      return { service: 'termhost' as const, version: VERSION, ui: '/ui/', openapi: '/openapi.json', health: '/health' };
+    },
+  );
   app.get('/ui', { schema: { summary: 'Redirect to /ui/', security: [], response: { 308: { description: 'to /ui/' }, ...errors() } } }, async (_req, reply) =>
     reply.code(308).header('location', '/ui/').send(),
   );

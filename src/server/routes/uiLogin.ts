@@ -1,6 +1,7 @@
 /**
  * Signing a browser in to the UI: a bearer-token holder mints a login code, the browser exchanges it once for a
- * cookie and is sent on to a URL with no secret in it; the page can ask who it is and sign out. See UiLogins for the
+ * cookie and a page key (the sign-in page carries it; its script moves on to a URL with no secret in it); the page
+ * can ask who it is and sign out. See UiLogins for the
  * lifetimes and bounds, and docs/security.md for the model.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -10,17 +11,30 @@ import { LoginCodeBody, LoginCodeSchema, LoginQuery, UiWhoamiSchema } from '../.
 import { bearerToken } from '../auth.js';
 import { clearUiCookie, readCookie, setUiCookie, uiCookieName } from '../cookies.js';
 import type { UiLogins } from '../UiLogins.js';
+import { UI_KEY_HEADER, UI_KEY_META, UI_NEXT_META } from '../../protocol/uiKey.js';
+import { readUiPage, SECURITY_HEADERS } from './ui.js';
 import { errors, type RouteDeps } from './common.js';
 
 export interface UiLoginDeps extends RouteDeps {
   uiLogins: UiLogins;
+  /** The UI's index.html (tests may give their own); read from the bundle when absent. */
+  uiPage?: string;
 }
 
 export function uiCookieOf(req: FastifyRequest): string | undefined {
   return readCookie(req.headers.cookie, uiCookieName(req.headers.host));
 }
 
+/** The page key a request carries (the page's script sends it beside the cookie). */
+export function uiKeyOf(req: FastifyRequest): string | undefined {
+  const v = req.headers[UI_KEY_HEADER];
+  return typeof v === 'string' && v.length <= 256 ? v : undefined;
+}
+
+const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 export async function uiLoginRoutes(app: FastifyInstance, deps: UiLoginDeps): Promise<void> {
+  const page = deps.uiPage ?? readUiPage();
   app.post(
     '/v1/ui/login-codes',
     {
@@ -75,37 +89,42 @@ export async function uiLoginRoutes(app: FastifyInstance, deps: UiLoginDeps): Pr
     '/ui/login',
     {
       schema: {
-        summary: 'Exchange a single-use login code for the UI session cookie, then redirect to a URL without it',
+        summary: 'Exchange a single-use login code for the UI sign-in: its cookie, and the page carrying its page key',
         security: [],
         querystring: LoginQuery,
-        response: { 303: { description: 'Set-Cookie and Location' }, ...errors(400) },
+        response: { 200: { description: 'text/html: the UI page, with Set-Cookie and the page key' }, ...errors(400, 404) },
       },
     },
     async (req, reply) => {
+      if (page === undefined) throw new TermError('not_found', 'the UI bundle is missing; run `npm run build`');
       const spent = deps.uiLogins.exchange((req.query as Static<typeof LoginQuery>).code);
       if (!spent) {
         throw new TermError('unauthorized', 'this sign-in link is wrong, used or expired (each works once, for 60 s); run `termhost ui` for a new one');
       }
       req.log.info('ui.sign_in');
+      // The page itself, carrying the page key once: its script keeps the key in this origin's localStorage and
+      // replaces the address (which holds the spent code) with `next`. Never stored by a cache, never a Referer.
+      const meta = `<meta name="${UI_KEY_META}" content="${attr(spent.key)}"><meta name="${UI_NEXT_META}" content="${attr(spent.next)}">`;
       return reply
-        .code(303)
-        .header('set-cookie', setUiCookie(uiCookieName(req.headers.host), spent.secret, spent.maxAgeS))
-        .header('location', spent.next)
+        .code(200)
+        .headers(SECURITY_HEADERS)
         .header('cache-control', 'no-store')
-        .header('referrer-policy', 'no-referrer')
-        .send();
+        .header('set-cookie', setUiCookie(uiCookieName(req.headers.host), spent.secret, spent.maxAgeS))
+        .type('text/html; charset=utf-8')
+        .send(page.replace('<head>', `<head>${meta}`));
     },
   );
 
-  app.get('/ui/me', { schema: { summary: 'Who this browser is signed in as', response: { 200: UiWhoamiSchema, ...errors() } } }, async (req) => {
+  app.get('/ui/me', { schema: { summary: 'Who this browser is signed in as', security: [], response: { 200: UiWhoamiSchema, ...errors() } } }, async (req) => {
     if (!req.principal) throw new TermError('unauthorized', 'this browser is not signed in; run `termhost ui` on the daemon\'s machine');
     const cookie = uiCookieOf(req);
     return { actor: req.principal.actor, expires_at: (cookie && deps.uiLogins.expiresAt(cookie)) ?? null };
   });
 
-  app.post('/ui/logout', { schema: { summary: 'Sign this browser out', response: { 204: { description: 'signed out' }, ...errors() } } }, async (req, reply) => {
+  app.post('/ui/logout', { schema: { summary: 'Sign this browser out', security: [], response: { 204: { description: 'signed out' }, ...errors() } } }, async (req, reply) => {
+    // Only the page (cookie and key) ends its sign-in; a cookie alone, as another port's server holds it, cannot.
     const cookie = uiCookieOf(req);
-    if (cookie) deps.uiLogins.signOut(cookie);
+    if (cookie && deps.uiLogins.resolve(cookie, uiKeyOf(req))) deps.uiLogins.signOut(cookie);
     return reply.code(204).header('set-cookie', clearUiCookie(uiCookieName(req.headers.host))).send();
   });
 }
