@@ -21,11 +21,14 @@ function flagRows(flags: Flag[]): string[] {
   return flags.map((f, i) => {
     const notes: string[] = [];
     if (f.choices) notes.push(`one of: ${f.choices.join(', ')}`);
-    if (f.kind === 'int' && (f.min !== undefined || f.max !== undefined)) notes.push(`${f.min ?? '…'}..${f.max ?? '…'}`);
+    if (f.kind === 'int' && f.min !== undefined && f.max !== undefined) notes.push(`${f.min}..${f.max}`);
+    else if (f.kind === 'int' && f.min !== undefined) notes.push(`at least ${f.min}`);
+    else if (f.kind === 'int' && f.max !== undefined) notes.push(`at most ${f.max}`);
     if (f.kind === 'list') notes.push('repeatable');
     if (f.default !== undefined) notes.push(`default: ${f.default}`);
     const l = left[i]!;
-    const pad = l.length > width ? `\n  ${' '.repeat(width)}  ` : ' '.repeat(width - l.length);
+    // A spelling wider than the column gets its own line; the meaning goes under, in the column.
+    const pad = l.length > width ? `\n  ${' '.repeat(width)}` : ' '.repeat(width - l.length);
     return `  ${l}${pad}  ${f.help}${notes.length ? ` (${notes.join('; ')})` : ''}`;
   });
 }
@@ -53,8 +56,7 @@ export function overview(commands: Command[]): string {
     ...rows,
     '',
     'Global flags:',
-    ...flagRows(GLOBAL_FLAGS),
-    '      --version                 print the version',
+    ...flagRows([...GLOBAL_FLAGS, { name: 'version', short: 'V', kind: 'boolean', help: 'print the version' }]),
     '',
     'termhost help COMMAND (or termhost COMMAND --help) shows a command\'s flags, defaults and examples.',
     '',

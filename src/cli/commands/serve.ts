@@ -21,7 +21,7 @@ export const serve: Command = {
     { name: 'state-dir', kind: 'string', value: 'DIR', help: 'token, records, transcripts and daemon.json', default: '$XDG_STATE_HOME/termhost', complete: 'dir' },
     { name: 'allow-host', kind: 'list', value: 'NAME', help: 'accept this Host header besides the loopback names' },
     { name: 'allow-origin', kind: 'list', value: 'URL', help: 'a browser origin allowed to attach besides the daemon\'s own' },
-    { name: 'max-sessions', kind: 'int', value: 'N', help: 'sessions held at once', default: String(D.maxSessions), min: 1 },
+    { name: 'max-sessions', kind: 'int', value: 'N', help: 'running sessions at once (exited ones do not count)', default: String(D.maxSessions), min: 1 },
     { name: 'require-leases', kind: 'boolean', help: 'agents must hold an input lease to type' },
     { name: 'no-secret-detect', kind: 'boolean', help: 'do not open secret-input windows on password prompts' },
     { name: 'transcript-retention-days', kind: 'int', value: 'N', help: 'days stored output is kept; 0 stores none, -1 keeps it forever', default: String(D.transcriptRetentionDays), min: -1 },
