@@ -287,7 +287,8 @@ export function runBin(args: string[], opts: { env?: Record<string, string | und
     else env[k] = v;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd ?? home, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Not in `home`: it is removed when the CLI exits, and a session the CLI started there may not have entered it yet.
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd ?? os.tmpdir(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
