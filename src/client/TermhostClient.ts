@@ -16,6 +16,7 @@ import type {
   ScreenChanges,
   SessionInfo,
   SessionRecordSchema,
+  SignalAnswer,
   WaitRequest,
   WaitResult,
 } from '../protocol/http.js';
@@ -32,7 +33,7 @@ export type TokenInfo = Static<typeof TokenInfoSchema>;
 export type AttachToken = Static<typeof AttachTokenSchema>;
 export type TranscriptPage = Static<typeof TranscriptPageSchema>;
 export type SessionRecord = Static<typeof SessionRecordSchema>;
-export type { Screen, ScreenChanges, SessionInfo, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest };
+export type { Screen, ScreenChanges, SessionInfo, SignalAnswer, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest };
 export type { RuntimeEvent } from '../protocol/events.js';
 
 export { TermhostError } from './errors.js';
@@ -108,7 +109,8 @@ export class TermhostClient {
     await this.request('DELETE', `/v1/sessions/${enc(id)}${q ? `?${q}` : ''}`);
   }
 
-  signal(id: string, signal: string): Promise<SessionInfo> {
+  /** Signal the terminal's foreground process group; the answer's `signalled` says which group got it. */
+  signal(id: string, signal: string): Promise<SignalAnswer> {
     return this.request('POST', `/v1/sessions/${enc(id)}/signal`, { signal });
   }
 

@@ -4,7 +4,7 @@
  * fail by throwing an error that carries a stable `code`, which the tools turn into tool errors.
  */
 import type { RuntimeEvent } from '../protocol/events.js';
-import type { CreateSession, InputItem, Modes, Screen, ScreenChanges, SessionInfo, WaitRequest, WaitResult } from '../protocol/http.js';
+import type { CreateSession, InputItem, Modes, Screen, ScreenChanges, SessionInfo, SignalAnswer, WaitRequest, WaitResult } from '../protocol/http.js';
 import type { Lease, TermhostClient } from '../client/TermhostClient.js';
 import type { MouseEvent } from '../core/index.js';
 
@@ -24,7 +24,7 @@ export interface Backend {
   wait(id: string, cond: WaitRequest): Promise<WaitResult>;
   mouse(id: string, event: MouseInput, leaseId?: string): Promise<{ written: number; modes: Modes }>;
   resize(id: string, cols: number, rows: number): Promise<SessionInfo>;
-  signal(id: string, signal: string): Promise<SessionInfo>;
+  signal(id: string, signal: string): Promise<SignalAnswer>;
   /** Take a lease, or renew `leaseId` (held by the same actor). */
   acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number, leaseId?: string): Promise<Lease>;
   releaseLease(id: string, leaseId: string): Promise<void>;
