@@ -23,5 +23,9 @@ export function measureFont(family: string, sizePx: number, dpr: number): FontMe
 
 /** Load both weights the terminal draws with, so xterm.js measures the real font and not a stand-in. */
 export async function loadTermFont(): Promise<void> {
-  await Promise.all([document.fonts.load(`${TERM_FONT_SIZE_PX}px ${TERM_FONT_FAMILY}`), document.fonts.load(`bold ${TERM_FONT_SIZE_PX}px ${TERM_FONT_FAMILY}`)]);
+  try {
+    await Promise.all([document.fonts.load(`${TERM_FONT_SIZE_PX}px ${TERM_FONT_FAMILY}`), document.fonts.load(`bold ${TERM_FONT_SIZE_PX}px ${TERM_FONT_FAMILY}`)]);
+  } catch {
+    /* the font file did not arrive: the terminal still works in the browser's monospace, measured as it is */
+  }
 }
