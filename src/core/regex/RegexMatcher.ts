@@ -4,13 +4,33 @@
  * times the pattern, which for a 4 KiB pattern against a large screen is also seconds). So matches run in one worker
  * thread, one at a time in arrival order, each with a hard deadline: a match that runs past it has its worker
  * terminated (V8 interrupts a running regex) and fails with `invalid_regex`; the next match gets a fresh worker.
+ * The deadline is CPU time of the worker's thread where Linux tells it, so a loaded machine does not stop trivial
+ * matches that merely waited for a CPU.
  * The event loop only ever posts a string and waits for a boolean.
  */
+import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { TermError, fail, ok, type Result } from '../errors.js';
 
 type MatchRequest = { id: number; source: string; flags: string; text: string };
-type MatchReply = { id: number; matched: boolean } | { id: number; error: string };
+type MatchReply = { id: number; matched: boolean } | { id: number; error: string } | { ready: true; tid: number };
+
+/**
+ * CPU time a thread of this process has had, in ms, or undefined where it cannot be read. A deadline counts this, not
+ * the clock: on a loaded machine a trivial match can wait for a CPU far longer than it runs, and must not be stopped
+ * for that.
+ */
+function threadCpuMs(tid: number): number | undefined {
+  if (!tid) return undefined;
+  try {
+    return Number(fs.readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
+/** However starved the machine, a match is stopped after this much wall time (the wait's own timeout may be longer). */
+export const REGEX_MATCH_WALL_MAX_MS = 10_000;
 
 /**
  * The worker: compiles (and caches) regexes and tests them against the text it is sent. Plain JavaScript passed as
@@ -38,7 +58,10 @@ parentPort.on('message', (m) => {
   }
   parentPort.postMessage(reply);
 });
-parentPort.postMessage('ready');
+// Its thread id, so the daemon can read how much CPU a match has really had (/proc/self/task/TID/schedstat).
+let tid = 0;
+try { tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()); } catch { /* not Linux */ }
+parentPort.postMessage({ ready: true, tid });
 `;
 
 /** Longest one match may run before its worker is killed. */
@@ -52,6 +75,8 @@ export class RegexMatcher {
   private worker: Worker | undefined;
   /** Set once the worker has loaded: the deadline counts matching time, not start-up time. */
   private ready = false;
+  /** The worker's thread id, for its CPU time. */
+  private tid = 0;
   private readonly queue: Job[] = [];
   private running: Job | undefined;
   private deadline: NodeJS.Timeout | undefined;
@@ -92,13 +117,23 @@ export class RegexMatcher {
     worker.ref(); // a caller is waiting on it
     if (!this.ready) return; // pumped again when the worker says it is ready
     const job = (this.running = this.queue.shift()!);
-    this.deadline = setTimeout(() => {
+    const startedAt = Date.now();
+    const cpuAtStart = threadCpuMs(this.tid);
+    const check = () => {
+      const cpu = cpuAtStart === undefined ? undefined : threadCpuMs(this.tid);
+      const ran = cpu === undefined ? Date.now() - startedAt : cpu - cpuAtStart!;
+      if (ran < this.deadlineMs && Date.now() - startedAt < REGEX_MATCH_WALL_MAX_MS) {
+        // Waiting for a CPU, not matching: look again once it could have used up its time.
+        this.deadline = setTimeout(check, Math.max(10, this.deadlineMs - ran));
+        return;
+      }
       // The worker is stuck in this match: kill it; the next job starts a fresh one.
       this.worker = undefined;
       this.ready = false;
       void worker.terminate();
       this.finish(job, fail(new TermError('invalid_regex', `the regex ran for more than ${this.deadlineMs} ms against the screen and was stopped; simplify it (nested quantifiers such as (a+)+ backtrack)`, { deadline_ms: this.deadlineMs })));
-    }, this.deadlineMs);
+    };
+    this.deadline = setTimeout(check, this.deadlineMs);
     worker.postMessage({ id: job.id, source: job.source, flags: job.flags, text: job.text } satisfies MatchRequest);
   }
 
@@ -114,9 +149,13 @@ export class RegexMatcher {
     if (this.worker) return this.worker;
     // A small heap: the worker holds only a regex cache and the text of one screen at a time.
     const worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 64 } });
-    worker.on('message', (m: MatchReply | 'ready') => {
-      if (m === 'ready') {
-        if (this.worker === worker) (this.ready = true), this.pump();
+    worker.on('message', (m: MatchReply) => {
+      if ('ready' in m) {
+        if (this.worker === worker) {
+          this.ready = true;
+          this.tid = m.tid;
+          this.pump();
+        }
         return;
       }
       const job = this.running;
