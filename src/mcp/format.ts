@@ -27,18 +27,40 @@ function header(id: string, s: ProcessFields, what: string): string {
   return [parts.join(' | '), ...modeNotes(s), processLine(s)].filter(Boolean).join('\n');
 }
 
-/** Rows as "<n> text", the cursor row marked with ">", and a run of blank rows at the bottom folded into one line. */
+/** Identical consecutive rows fold into one line from this many on (`rows 1-28: ~`); fewer read better as they are. */
+export const FOLD_RUN_MIN = 3;
+
+/**
+ * Rows as "<n> text", the cursor row marked with ">". A run of FOLD_RUN_MIN or more identical consecutive rows (the
+ * `~` column of an empty vim buffer, a box's sides, blank space) becomes one line naming the rows; the cursor row is
+ * never folded, and `foldTail` folds a blank tail of any length. Row numbers stay those of the screen.
+ */
 export function numberedRows(rows: Array<{ row: number; text: string }>, cursorRow: number, foldTail = true): string {
   const width = String(Math.max(0, ...rows.map((r) => r.row))).length;
-  let end = rows.length;
-  if (foldTail) while (end > 0 && rows[end - 1].text === '' && rows[end - 1].row !== cursorRow) end--;
-  const out = rows.slice(0, end).map(({ row, text }) => `${row === cursorRow ? '>' : ' '}${String(row).padStart(width)} ${text}`.trimEnd());
-  if (end < rows.length) {
-    const first = rows[end].row;
-    const last = rows[rows.length - 1].row;
-    out.push(first === last ? `(row ${first} blank)` : `(rows ${first}-${last} blank)`);
+  const line = ({ row, text }: { row: number; text: string }) => `${row === cursorRow ? '>' : ' '}${String(row).padStart(width)} ${text}`.trimEnd();
+  const out: string[] = [];
+  for (let i = 0; i < rows.length; ) {
+    // A run: consecutive row numbers, the same text, not the cursor row.
+    let j = i;
+    while (j + 1 < rows.length && rows[j + 1]!.text === rows[i]!.text && rows[j + 1]!.row === rows[j]!.row + 1 && rows[j + 1]!.row !== cursorRow && rows[i]!.row !== cursorRow) j++;
+    const n = j - i + 1;
+    const tail = j === rows.length - 1 && rows[i]!.text === '' && foldTail;
+    if (rows[i]!.row !== cursorRow && (n >= FOLD_RUN_MIN || (tail && n >= 1))) {
+      const [first, last] = [rows[i]!.row, rows[j]!.row];
+      const span = first === last ? `row ${first}` : `rows ${first}-${last}`;
+      out.push(rows[i]!.text === '' ? `(${span} blank)` : ` ${span}: ${rows[i]!.text}`.trimEnd());
+    } else for (let k = i; k <= j; k++) out.push(line(rows[k]!));
+    i = j + 1;
   }
   return out.join('\n');
+}
+
+/** The rows whose text differs between two screens of the same size, or undefined when they cannot be compared. */
+export function changedRows(before: readonly string[] | undefined, after: readonly string[]): Array<{ row: number; text: string }> | undefined {
+  if (!before || before.length !== after.length) return undefined;
+  const out: Array<{ row: number; text: string }> = [];
+  for (let row = 0; row < after.length; row++) if (before[row] !== after[row]) out.push({ row, text: after[row]! });
+  return out;
 }
 
 function highlightLines(h: Screen['highlights']): string[] {
@@ -58,9 +80,24 @@ export function formatChanges(id: string, c: ScreenChanges): string {
   return [header(id, c, `changes since seq ${c.since_seq}, now seq ${c.seq}`), body, ...highlightLines(c.highlights)].join('\n');
 }
 
-export function formatWait(id: string, r: WaitResult): string {
+/**
+ * A wait's answer. Given the rows this client last read of the session, only the rows that changed since then are
+ * shown (with their screen row numbers and the cursor), which is what an agent needs after "wait, then look";
+ * without them, or with `full`, the whole screen.
+ */
+export function formatWait(id: string, r: WaitResult, lastRead?: { seq: number; lines: readonly string[] }, full = false): string {
   const verdict = r.matched ? `matched (${r.reason})` : r.reason === 'exit' ? 'not matched: the process exited first' : `not matched (${r.reason})`;
-  return [`wait ${verdict}`, formatScreen(id, r.screen)].join('\n');
+  const changes = full ? undefined : changedRows(lastRead?.lines, r.screen.lines);
+  if (!changes || !lastRead) return [`wait ${verdict}`, formatScreen(id, r.screen)].join('\n');
+  const s = r.screen;
+  const body =
+    changes.length === 0
+      ? '(no row changed since your last read; full: true shows the screen)'
+      : `${numberedRows(changes, s.cursor.y, false)}\n(rows not shown are as you last read them; full: true shows all)`;
+  const diff = [`wait ${verdict}`, header(id, s, `seq ${s.seq}, rows changed since seq ${lastRead.seq}`), body, ...highlightLines(s.highlights)].join('\n');
+  // The changes are for saving bytes: when the whole (folded) screen is as short, it says more for the same.
+  const whole = [`wait ${verdict}`, formatScreen(id, s)].join('\n');
+  return diff.length < whole.length ? diff : whole;
 }
 
 export function formatSession(s: SessionInfo): string {

@@ -13,6 +13,8 @@ export interface ToolContext {
   backend: Backend;
   /** seq of the last screen this client read, per session: "changes since my last read". */
   lastSeq: Map<string, number>;
+  /** The rows of that screen, so a wait can answer with only the rows that changed since (bounded; see LAST_READS_MAX). */
+  lastLines: Map<string, string[]>;
 }
 
 export interface ToolOutput {
@@ -66,6 +68,21 @@ export function toolError(err: unknown, opts: { sessionId?: string; peopleCanRea
     content: [{ type: 'text', text: `error ${code}: ${message}${retry}${hint}` }],
     structuredContent: { ...(e.body ?? {}), ...(e.extra ?? {}), error: message, code, retryable, ...(hint ? { hint: hint.trim() } : {}) },
   };
+}
+
+/** Sessions whose last read a client remembers; the oldest is forgotten first (a later wait then shows the full screen). */
+export const LAST_READS_MAX = 64;
+
+/** What this client last saw of a session: its seq and rows, for "changes since my last read". */
+export function rememberRead(ctx: ToolContext, session: string, screen: { seq: number; lines: string[] }): void {
+  ctx.lastSeq.set(session, screen.seq);
+  ctx.lastLines.delete(session);
+  ctx.lastLines.set(session, screen.lines);
+  while (ctx.lastLines.size > LAST_READS_MAX) {
+    const oldest = ctx.lastLines.keys().next().value as string;
+    ctx.lastLines.delete(oldest);
+    ctx.lastSeq.delete(oldest);
+  }
 }
 
 export function registerTools(server: McpServer, ctx: ToolContext, tools: readonly AnyTool[]): void {

@@ -8,9 +8,10 @@ export default defineTool('session_kill', {
     'gone afterwards; read what you need first.',
   input: { session: sessionId, signal: z.enum(['HUP', 'TERM', 'KILL', 'INT', 'QUIT', 'USR1', 'USR2']).optional() },
   destructive: true,
-  async run({ session, signal }, { backend, lastSeq }) {
+  async run({ session, signal }, { backend, lastSeq, lastLines }) {
     await backend.kill(session, signal);
     lastSeq.delete(session);
+    lastLines.delete(session);
     return { text: `session ${session} killed and removed`, structured: { session, killed: true } };
   },
 });
