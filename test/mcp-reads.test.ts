@@ -35,14 +35,13 @@ test('a wait after a read shows only the changed rows; full: true and a first wa
   await call('send', { session: id, input: [{ text: "seq -f 'line %g of the listing' 100 140" }, { key: 'Enter' }] });
   // A first wait, with nothing read before: the whole screen.
   const first = await call('wait_for', { session: id, regex: 'line 140 of', timeout_ms: 5000 });
-  assert.doesNotMatch(first, /rows changed since/);
+  assert.doesNotMatch(first, /changed rows/);
   assert.match(first, /^ *1 line 100 of the listing$/m);
   await call('send', { session: id, input: [{ text: 'echo hi' }, { key: 'Enter' }] });
   const later = await call('wait_for', { session: id, regex: '^hi$', after_input: true, timeout_ms: 5000 });
-  assert.match(later, /rows changed since seq \d+/);
+  assert.match(later, /^matched \(regex\); (the screen scrolled up \d+ rows?; )?changed rows; cursor \d+,\d+:$/m);
   assert.match(later, /^ *\d+ hi$/m, 'the row numbers are the screen\'s');
   assert.match(later, /^>/m, 'the cursor row is marked');
-  assert.match(later, /rows not shown are as you last read them/);
   assert.doesNotMatch(later, /line 110/, 'unchanged rows are not repeated');
   const full = await call('wait_for', { session: id, regex: '^hi$', timeout_ms: 1000, full: true });
   assert.match(full, /line 110/, 'full: the whole screen');
@@ -58,4 +57,16 @@ test('a full-screen editor\'s column of ~ reads as one line naming its rows', as
   assert.match(screen, /^ rows 1-\d+: ~$/m, screen);
   assert.ok(screen.split('\n').filter((l) => /^ *\d+ ~$/.test(l)).length === 0, `no row of ~ is printed on its own:\n${screen}`);
   await call('session_kill', { session: id, signal: 'KILL' });
+});
+
+test('leaving a full-screen program compares with the shell screen read before it started', async () => {
+  const created = (await mcp.callTool({ name: 'session_create', arguments: { command: ['bash', '--norc', '--noprofile'], env: { PS1: '$ ' }, rows: 30, cols: 60 } })) as ToolResult;
+  const id = String(created.structuredContent!.id);
+  await call('send', { session: id, input: [{ text: "seq -f 'earlier line %g' 1 40" }, { key: 'Enter' }], until: { text: 'earlier line 40' } });
+  await call('read_screen', { session: id });
+  const inLess = await call('send', { session: id, input: [{ text: 'less /etc/passwd' }, { key: 'Enter' }], until: { text: 'root:' } });
+  assert.match(inLess, /full-screen app/);
+  const back = await call('send', { session: id, input: [{ text: 'q' }], until: { regex: '^\\$ $|^\\$$' } });
+  assert.doesNotMatch(back, /earlier line 20/, `the shell screen read before less is not repeated:\n${back}`);
+  await call('session_kill', { session: id });
 });

@@ -1,7 +1,7 @@
 /** Table tests for what an agent reads: row folding keeps row numbers and the cursor, and waits show only changes. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { changedRows, numberedRows } from './format.js';
+import { changedRows, numberedRows, scrolledChanges } from './format.js';
 
 const rows = (texts: string[]) => texts.map((text, row) => ({ row, text }));
 
@@ -26,4 +26,18 @@ test('changedRows: only rows whose text differs; screens of another size are not
   assert.deepEqual(changedRows(['a'], ['a']), []);
   assert.equal(changedRows(['a', 'b'], ['a']), undefined);
   assert.equal(changedRows(undefined, ['a']), undefined);
+});
+
+test('scrolledChanges: three lines printed at the bottom of a full screen are three rows, not the whole screen', () => {
+  const before = ['a', 'b', 'c', 'd', '$ seq 3'];
+  const after = ['d', '$ seq 3', '1', '2', '$'];
+  assert.deepEqual(scrolledChanges(before, after), {
+    scrolled: 3,
+    rows: [
+      { row: 2, text: '1' },
+      { row: 3, text: '2' },
+      { row: 4, text: '$' },
+    ],
+  });
+  assert.deepEqual(scrolledChanges(['a', 'b'], ['a', 'x']), { scrolled: 0, rows: [{ row: 1, text: 'x' }] });
 });

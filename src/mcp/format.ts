@@ -57,10 +57,34 @@ export function numberedRows(rows: Array<{ row: number; text: string }>, cursorR
 
 /** The rows whose text differs between two screens of the same size, or undefined when they cannot be compared. */
 export function changedRows(before: readonly string[] | undefined, after: readonly string[]): Array<{ row: number; text: string }> | undefined {
+  return scrolledChanges(before, after)?.rows;
+}
+
+/**
+ * What changed between two screens of the same size, allowing for scrolling: a shell printing three lines at the
+ * bottom of a full screen moves every row up three, and a row-by-row comparison would call the whole screen changed.
+ * The answer is the scroll that explains the most rows (`scrolled` rows up, 0 for none) and the rows that differ from
+ * the scrolled picture. Undefined when the screens cannot be compared.
+ */
+export function scrolledChanges(before: readonly string[] | undefined, after: readonly string[]): { scrolled: number; rows: Array<{ row: number; text: string }> } | undefined {
   if (!before || before.length !== after.length) return undefined;
-  const out: Array<{ row: number; text: string }> = [];
-  for (let row = 0; row < after.length; row++) if (before[row] !== after[row]) out.push({ row, text: after[row]! });
-  return out;
+  const n = after.length;
+  const differing = (k: number) => {
+    let d = 0;
+    for (let row = 0; row < n; row++) if ((row + k < n ? before[row + k] : undefined) !== after[row]) d++;
+    return d;
+  };
+  let best = 0;
+  let bestD = differing(0);
+  // Only shifts where the new top row was somewhere below in the old screen can explain it.
+  for (let k = 1; k < n && bestD > 0; k++) {
+    if (before[k] !== after[0] || after[0] === '') continue;
+    const d = differing(k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  const rows: Array<{ row: number; text: string }> = [];
+  for (let row = 0; row < n; row++) if ((row + best < n ? before[row + best] : undefined) !== after[row]) rows.push({ row, text: after[row]! });
+  return { scrolled: best, rows };
 }
 
 function highlightLines(h: Screen['highlights']): string[] {
@@ -87,14 +111,20 @@ export function formatChanges(id: string, c: ScreenChanges): string {
  */
 export function formatWait(id: string, r: WaitResult, lastRead?: { seq: number; lines: readonly string[] }, full = false): string {
   const verdict = r.matched ? `matched (${r.reason})` : r.reason === 'exit' ? 'not matched: the process exited first' : `not matched (${r.reason})`;
-  const changes = full ? undefined : changedRows(lastRead?.lines, r.screen.lines);
-  if (!changes || !lastRead) return [`wait ${verdict}`, formatScreen(id, r.screen)].join('\n');
+  const diff0 = full ? undefined : scrolledChanges(lastRead?.lines, r.screen.lines);
+  if (!diff0 || !lastRead) return [`wait ${verdict}`, formatScreen(id, r.screen)].join('\n');
+  const changes = diff0.rows;
+  const scrolled = diff0.scrolled > 0 ? `the screen scrolled up ${diff0.scrolled} row${diff0.scrolled === 1 ? '' : 's'}; ` : '';
   const s = r.screen;
-  const body =
+  // Terse on purpose: the agent knows the session and its size (a resize answers with the whole screen).
+  const cursor = `cursor ${s.cursor.y},${s.cursor.x}${s.cursor.visible ? '' : ' hidden'}`;
+  const head =
     changes.length === 0
-      ? '(no row changed since your last read; full: true shows the screen)'
-      : `${numberedRows(changes, s.cursor.y, false)}\n(rows not shown are as you last read them; full: true shows all)`;
-  const diff = [`wait ${verdict}`, header(id, s, `seq ${s.seq}, rows changed since seq ${lastRead.seq}`), body, ...highlightLines(s.highlights)].join('\n');
+      ? `${verdict}; ${scrolled}nothing else changed; ${cursor}`
+      : `${verdict}; ${scrolled}changed rows; ${cursor}:`;
+  const notes = [...modeNotes(s), processLine(s)].filter((x): x is string => Boolean(x));
+  const body = changes.length === 0 ? [] : [numberedRows(changes, s.cursor.y, false)];
+  const diff = [head, ...notes, ...body, ...highlightLines(s.highlights)].join('\n');
   // The changes are for saving bytes: when the whole (folded) screen is as short, it says more for the same.
   const whole = [`wait ${verdict}`, formatScreen(id, s)].join('\n');
   return diff.length < whole.length ? diff : whole;

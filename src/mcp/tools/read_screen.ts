@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatChanges, formatScreen } from '../format.js';
-import { defineTool, rememberRead, sessionId } from '../tool.js';
+import { defineTool, lastReadOf, readKey, rememberRead, sessionId } from '../tool.js';
 
 export default defineTool('read_screen', {
   title: 'Read the screen',
@@ -22,11 +22,11 @@ export default defineTool('read_screen', {
       const c = await ctx.backend.changes(session, since, { highlights, waitMs: wait_ms });
       ctx.lastSeq.set(session, c.seq);
       // The rows now on screen: the ones that changed over the ones read before (a full answer has them all).
-      const before = ctx.lastLines.get(session);
+      const before = lastReadOf(ctx, session, c)?.lines;
       const lines = c.lines ?? (before && before.length === c.rows ? [...before] : undefined);
       if (lines && !c.lines) for (const ch of c.changes ?? []) lines[ch.row] = ch.text;
-      if (lines) ctx.lastLines.set(session, lines);
-      else ctx.lastLines.delete(session);
+      if (lines) rememberRead(ctx, session, { seq: c.seq, lines, alt_screen: c.alt_screen });
+      else ctx.lastLines.delete(readKey(session, c.alt_screen));
       return { text: formatChanges(session, c), structured: c as unknown as Record<string, unknown> };
     }
     const s = await ctx.backend.screen(session, { highlights });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatWait } from '../format.js';
-import { rememberRead } from '../tool.js';
+import { lastReadOf, rememberRead } from '../tool.js';
 import { Bounds } from '../../protocol/bounds.js';
 import { defineTool, sessionId } from '../tool.js';
 
@@ -27,9 +27,7 @@ export default defineTool('wait_for', {
   readOnly: true,
   async run({ session, timeout_ms, full, ...cond }, ctx) {
     const r = await ctx.backend.wait(session, { ...cond, timeout_ms: timeout_ms ?? 10_000 });
-    const seq = ctx.lastSeq.get(session);
-    const lines = ctx.lastLines.get(session);
-    const text = formatWait(session, r, seq === undefined || !lines ? undefined : { seq, lines }, full === true);
+    const text = formatWait(session, r, lastReadOf(ctx, session, r.screen), full === true);
     rememberRead(ctx, session, r.screen);
     return { text, structured: r as unknown as Record<string, unknown> };
   },
