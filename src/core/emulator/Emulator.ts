@@ -34,6 +34,25 @@ interface XtermBuffer {
   y: number;
 }
 
+/**
+ * xterm's CircularList of the normal buffer, as far as the trim watch uses it: when the scrollback is full, a new line
+ * reuses the oldest one (`recycle`, which fires `onTrim` and then overwrites it); other trims (ED 3, a smaller
+ * scrollback) only fire `onTrim`.
+ */
+interface TrimmableLines {
+  get(index: number): XtermLine | undefined;
+  recycle(): XtermLine;
+  onTrim(listener: (amount: number) => void): { dispose(): void };
+}
+
+/** Told about every line that leaves the top of the normal buffer's scrollback. */
+export interface TrimListener {
+  /** The oldest line is about to be reused: its text is still readable, this once. */
+  trimmed(line: XtermLine): void;
+  /** Lines dropped without a chance to read them (the scrollback erased, a reset, a smaller scrollback). */
+  lost(count: number): void;
+}
+
 /** Which rows xterm's parser changed: screen rows, start..end inclusive; undefined means all of them. */
 type RefreshRange = { start: number; end: number } | undefined;
 
@@ -48,7 +67,7 @@ interface XTermPrivate {
     coreMouseService: { activeEncoding: string };
     /** The active buffer, normal or alternate; `ydisp` differs from `ybase` only while scrolled back, which termhost never does. */
     buffer: XtermBuffer;
-    buffers: { normal: XtermBuffer };
+    buffers: { normal: XtermBuffer & { lines: TrimmableLines } };
     /** Fires at the end of every parse with the rows it touched (viewport rows), the same signal xterm's renderer repaints on. */
     _inputHandler: {
       onRequestRefreshRows(listener: (range: RefreshRange) => void): { dispose(): void };
@@ -90,6 +109,9 @@ export class Emulator {
   /** Bumped when any row may have changed without a per-row report: resize, alternate screen, a full refresh. */
   layoutVersion = 0;
   private readonly core: XTermPrivate['_core'];
+  private trimListener: TrimListener | undefined;
+  /** The normal buffer's line list the trim watch is hooked into (xterm replaces it on a reset). */
+  private hookedLines: TrimmableLines | undefined;
 
   constructor(opts: EmulatorOptions) {
     this.term = new Terminal({
@@ -167,6 +189,58 @@ export class Emulator {
     return this.altScreen ? undefined : this.term.registerMarker(0);
   }
 
+  /** The cursor's line as a marker that follows it, and its column; undefined on the alternate screen. */
+  cursorMark(): { marker: IMarker; col: number } | undefined {
+    const marker = this.markCursorLine();
+    return marker && { marker, col: this.core.buffer.x };
+  }
+
+  /**
+   * Shell integration: the payloads of OSC 133 (FinalTerm marks) and OSC 7 (working directory), in stream order, as
+   * they are parsed, so the cursor is exactly where the shell printed them. Registered only for sessions that use
+   * them: other sessions' output pays nothing.
+   */
+  onShellEscape(listener: (ident: 133 | 7, data: string) => void): void {
+    for (const ident of [133, 7] as const) {
+      this.term.parser.registerOscHandler(ident, (data) => {
+        listener(ident, data);
+        return true;
+      });
+    }
+  }
+
+  /**
+   * Watch lines leaving the top of the scrollback (one listener): how a command's output stays readable after it
+   * scrolled out of the emulator. Only a full scrollback trims, so a session that never fills it pays nothing.
+   */
+  watchTrims(listener: TrimListener): void {
+    this.trimListener = listener;
+    this.hookTrims();
+  }
+
+  private hookTrims(): void {
+    const lines = this.core.buffers.normal.lines;
+    if (!this.trimListener || lines === this.hookedLines) return;
+    this.hookedLines = lines;
+    const listener = this.trimListener;
+    const recycle = lines.recycle.bind(lines);
+    let recycling = false;
+    lines.recycle = () => {
+      // Index 0 is the oldest line, the one recycle() hands back to be overwritten.
+      const oldest = lines.get(0);
+      if (oldest) listener.trimmed(oldest);
+      recycling = true;
+      try {
+        return recycle();
+      } finally {
+        recycling = false;
+      }
+    };
+    lines.onTrim((amount) => {
+      if (!recycling) listener.lost(amount);
+    });
+  }
+
   /** Lines in the normal buffer, scrollback included. */
   get normalBufferLength(): number {
     return this.core.buffers.normal.lines.length;
@@ -192,6 +266,8 @@ export class Emulator {
     this.term.write(chunk, () => {
       this.parsedBytes += len;
       this.generation++;
+      // A reset (RIS) gives the normal buffer a new line list; the trim watch follows it.
+      if (this.trimListener && this.core.buffers.normal.lines !== this.hookedLines) this.hookTrims();
       if (this.parsedBytes === this.fedBytes && this.waiters.length > 0) {
         const waiters = this.waiters;
         this.waiters = [];
@@ -255,6 +331,7 @@ export class Emulator {
   dispose(): void {
     this.waiters = [];
     this.parsedListener = undefined;
+    this.trimListener = undefined;
     this.term.dispose();
   }
 }
