@@ -3,7 +3,7 @@
  * rows folded, and modes mentioned only when they change how input works (mouse on, alternate screen). The same
  * data goes out in structured form beside the text.
  */
-import type { Screen, ScreenChanges, SessionInfo, WaitResult } from '../protocol/http.js';
+import type { CommandResult, Screen, ScreenChanges, SessionInfo, WaitResult } from '../protocol/http.js';
 
 type ProcessFields = Pick<Screen, 'exited' | 'exit_code' | 'exit_signal' | 'exit_reason' | 'alt_screen' | 'modes' | 'cursor' | 'cols' | 'rows' | 'title'>;
 
@@ -60,7 +60,37 @@ export function formatChanges(id: string, c: ScreenChanges): string {
 
 export function formatWait(id: string, r: WaitResult): string {
   const verdict = r.matched ? `matched (${r.reason})` : r.reason === 'exit' ? 'not matched: the process exited first' : `not matched (${r.reason})`;
-  return [`wait ${verdict}`, formatScreen(id, r.screen)].join('\n');
+  const needed = r.input_needed ? `input needed (${r.input_needed.kind}): ${JSON.stringify(r.input_needed.prompt)}` : undefined;
+  return [`wait ${verdict}`, needed, formatScreen(id, r.screen)].filter(Boolean).join('\n');
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+/**
+ * A command's answer as an agent reads it: one line with the verdict (`exit 0 in 1.2 s`, `input needed: "..."`,
+ * `still running after 30 s`), then its bounded output.
+ */
+export function formatCommand(sessionId: string, r: CommandResult): string {
+  const where = `(session ${sessionId}, command ${r.id})`;
+  let verdict: string;
+  if (r.status === 'exited') {
+    const how = r.rejected ? 'not run: the shell refused it' : r.exit_code === null ? 'ended' : `exit ${r.exit_code}`;
+    verdict = `${how} in ${seconds(r.duration_ms ?? 0)} ${where}`;
+  } else if (r.status === 'input_needed' && r.input_needed) {
+    const kind = r.input_needed.kind === 'line' ? '' : ` (${r.input_needed.kind})`;
+    const advice =
+      r.input_needed.kind === 'password'
+        ? 'a person must type the secret, or abort with send {"key":"C-c"}'
+        : 'answer with send, then call await_command';
+    verdict = `input needed${kind}: ${JSON.stringify(r.input_needed.prompt)} ${where}: ${advice}`;
+  } else verdict = `still running after ${seconds(Date.now() - Date.parse(r.started_at))} ${where}: call await_command to wait again`;
+  const notes = [r.output_truncated ? `output truncated: ${r.output_bytes} bytes in all` : '', r.secret_input ? 'secret-input window open: output shown up to it' : '']
+    .filter(Boolean)
+    .join('; ');
+  const body = r.output.replace(/\n$/, '');
+  return [verdict, notes, body].filter(Boolean).join('\n');
 }
 
 export function formatSession(s: SessionInfo): string {
