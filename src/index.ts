@@ -10,6 +10,7 @@ export {
   type ScreenChanges,
   type SessionInfo,
   type SessionRecord,
+  type SignalAnswer,
   type InputItem,
   type WaitRequest,
   type WaitResult,

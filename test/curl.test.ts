@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
@@ -88,3 +89,57 @@ function uiKeyHeader(page: string): Record<string, string> {
   const key = /name="termhost-ui-key" content="([^"]+)"/.exec(page)?.[1];
   return key ? { 'x-termhost-ui-key': key } : {};
 }
+
+/** The quickstart's shell block, with continued lines joined: what a reader copies. */
+function quickstartLines(): string[] {
+  const md = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const start = md.indexOf('```sh\n', md.indexOf('## Quickstart with curl'));
+  const block = md.slice(start + 6, md.indexOf('```', start + 6));
+  return block.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
+}
+
+test('every line of the README curl quickstart runs in order, as printed, and does what its comment says', async () => {
+  // A daemon whose state dir is where `npx termhost token` looks, so the first line finds its token by itself.
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-readme-'));
+  const own = await startTestDaemon({ stateDir: path.join(home, 'termhost') });
+  const ownPort = own.address.split(':')[1]!;
+  try {
+    const lines = quickstartLines();
+    assert.match(lines[0]!, /^TOKEN=\$\(npx termhost token\)/);
+    const env = { ...process.env, XDG_STATE_HOME: home };
+    // The test daemon was given its token; a daemon that generates one keeps it in the state dir, where the line reads it.
+    fs.writeFileSync(path.join(home, 'termhost', 'token'), `${own.token}\n`, { mode: 0o600 });
+    const token = (
+      await run('bash', ['-c', `${lines[0]}\necho "$TOKEN"`], { cwd: ROOT, env, timeout: 60_000 }).catch((err: { stderr?: string; message: string }) =>
+        assert.fail(`${lines[0]}: ${err.stderr ?? err.message}`),
+      )
+    ).stdout.trim();
+    assert.equal(token, own.token, 'npx termhost token printed the daemon\'s token');
+    let id = '3f9c2a1b';
+    const outputs: string[] = [];
+    // Each line runs in its own shell, after the block's assignments (TOKEN, H) as a reader's shell would hold them.
+    let prelude = `TOKEN=${token}`;
+    for (const line of lines.slice(1)) {
+      if (/^[A-Z_]+=/.test(line)) {
+        prelude += `\n${line}`;
+        outputs.push('');
+        continue;
+      }
+      const script = `${prelude}\n${line.replaceAll('localhost:7070', `localhost:${ownPort}`).replaceAll('3f9c2a1b', id)}`;
+      const out = (await run('bash', ['-c', script], { cwd: ROOT, env, timeout: 15_000 })).stdout;
+      outputs.push(out);
+      if (line.includes('-XPOST localhost:7070/v1/sessions -d')) id = String((JSON.parse(out) as { id: string }).id);
+    }
+    const byRoute = (part: string) => outputs[lines.slice(1).findIndex((l) => l.includes(part))]!;
+    const typed = byRoute('/input');
+    assert.equal((JSON.parse(typed) as { written: number }).written, 2, typed);
+    assert.equal((JSON.parse(byRoute('/wait')) as { matched: boolean }).matched, true, 'the prompt regex matched (after the input, for root too)');
+    assert.ok((JSON.parse(byRoute('/screen')) as { lines: string[] }).lines.length > 0);
+    assert.equal((JSON.parse(byRoute('/mouse')) as { code: string }).code, 'mouse_not_enabled', 'bash has no mouse tracking: 409 with the modes');
+    assert.equal(byRoute('-XDELETE'), '');
+    assert.ok(!(await own.client.listSessions()).some((s) => s.id === id && !s.exited), 'the session ended');
+  } finally {
+    await own.stop();
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+});

@@ -115,8 +115,9 @@ export function childProcesses(): string[] {
       .split('\n')
       .map((l) => l.trim())
       // tsx keeps an esbuild service child for on-the-fly compilation (also in the store's worker when it runs from
-      // TypeScript); it is the test harness's, not the daemon's.
-      .filter((l) => l && !l.includes(' ps -o ') && !l.includes('esbuild'));
+      // TypeScript); it is the test harness's, not the daemon's. The session watchdog lives as long as the process
+      // that ran sessions, by design (core/pty/Watchdog.ts).
+      .filter((l) => l && !l.includes(' ps -o ') && !l.includes('esbuild') && !l.includes('termhost_watchdog'));
   } catch {
     return []; // ps exits 1 when there are no children
   }

@@ -179,6 +179,25 @@ test('a reload lands on the same view, repainted by the server', async () => {
   await d.client.deleteSession(s.id, 'KILL');
 });
 
+test('INT interrupts the command a shell runs, not the shell, and the notice names it', async () => {
+  const s = await shell();
+  await waitText(d, s.id, '$');
+  await agent.input(s.id, [{ text: 'sleep 88' }, { key: 'Enter' }]);
+  await until('sleep 88 to run', () => fs.readFileSync(`/proc/${s.pid}/task/${s.pid}/children`, 'utf8').trim() !== '');
+  const person = await signIn(browser, d, ['--session', s.id]);
+  const { page } = person;
+  await waitPaneState(page, 'attached');
+  await page.getByRole('button', { name: 'INT', exact: true }).click();
+  await page.locator('.notice', { hasText: 'Sent SIGINT to sleep 88.' }).waitFor();
+  await focusTerminal(page);
+  await page.keyboard.type('echo "status=$?"');
+  await page.keyboard.press('Enter');
+  await waitTerminal(page, 'status=130');
+  assert.equal((await agent.getSession(s.id)).exited, false, 'the shell is still there');
+  await person.close();
+  await agent.deleteSession(s.id, 'KILL');
+});
+
 test('KILL ends the session: grey "Session ended" with the signal; a program that exits shows its code', async () => {
   const s = await agent.createSession({ command: ['sleep', '300'] });
   const person = await signIn(browser, d, ['--session', s.id]);

@@ -20,6 +20,7 @@ import type {
   ScreenChanges,
   SessionInfo,
   SessionRecordSchema,
+  SignalAnswer,
   WaitRequest,
   WaitResult,
 } from '../protocol/http.js';
@@ -33,7 +34,7 @@ export type TokenInfo = Static<typeof TokenInfoSchema>;
 export type AttachToken = Static<typeof AttachTokenSchema>;
 export type TranscriptPage = Static<typeof TranscriptPageSchema>;
 export type SessionRecord = Static<typeof SessionRecordSchema>;
-export type { Screen, ScreenChanges, SessionInfo, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest, CommandResult, CommandSummary, CommandOutputPage };
+export type { Screen, ScreenChanges, SessionInfo, SignalAnswer, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest, CommandResult, CommandSummary, CommandOutputPage };
 
 /** Options of `run`: how long to wait before answering "running", the output budget, and the lease to type under. */
 export interface RunOptions {
@@ -131,7 +132,8 @@ export class TermhostClient {
     await this.request('DELETE', `/v1/sessions/${enc(id)}${q ? `?${q}` : ''}`);
   }
 
-  signal(id: string, signal: string): Promise<SessionInfo> {
+  /** Signal the terminal's foreground process group; the answer's `signalled` says which group got it. */
+  signal(id: string, signal: string): Promise<SignalAnswer> {
     return this.request('POST', `/v1/sessions/${enc(id)}/signal`, { signal });
   }
 

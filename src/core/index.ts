@@ -12,6 +12,7 @@ export { encodeInput, type InputItem } from './input/batch.js';
 export { encodeKey, isKeyName, suggestKey, canonicalKeyName } from './input/keys.js';
 export type { MouseEvent } from './input/mouse.js';
 export { SIGNALS, type Signal, type PtyExit } from './pty/PtyProcess.js';
+export { sealInheritedFds } from './pty/fds.js';
 export { Runtime, type RuntimeOptions } from './Runtime.js';
 export { EventBus, EVENT_BACKLOG } from './events/EventBus.js';
 export { requireRole, mayStoreRaw } from './control/policy.js';

@@ -15,7 +15,7 @@ export const Limits = {
   exitedSessionsMax: 256,
   /** Leases held on one session at once (each shared lease counts); past this, 409 lease_limit. */
   maxLeasesPerSession: 64,
-  /** Time between the polite signal of a kill and SIGKILL to the process group. */
+  /** Time between the polite signal of a kill and SIGKILL to every process of the session still alive. */
   killEscalationMs: 3000,
   /**
    * After the child exits, output counts as fully drained once the PTY has been silent this long and a direct read of

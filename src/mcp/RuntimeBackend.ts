@@ -91,8 +91,8 @@ export class RuntimeBackend implements Backend {
   }
   async signal(id: string, signal: string) {
     const s = this.session(id);
-    unwrap(s.signal(this.actor, signal as Signal));
-    return s.info();
+    const signalled = unwrap(s.signal(this.actor, signal as Signal));
+    return { ...s.info(), signalled };
   }
   async acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number, leaseId?: string) {
     return unwrap(this.session(id).acquireLease(this.actor, mode, ttlMs, leaseId));

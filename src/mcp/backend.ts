@@ -4,7 +4,7 @@
  * fail by throwing an error that carries a stable `code`, which the tools turn into tool errors.
  */
 import type { RuntimeEvent } from '../protocol/events.js';
-import type { CommandResult, CreateSession, InputItem, Modes, Screen, ScreenChanges, SessionInfo, WaitRequest, WaitResult } from '../protocol/http.js';
+import type { CommandResult, CreateSession, InputItem, Modes, Screen, ScreenChanges, SessionInfo, SignalAnswer, WaitRequest, WaitResult } from '../protocol/http.js';
 import type { Lease, TermhostClient } from '../client/TermhostClient.js';
 import type { MouseEvent } from '../core/index.js';
 
@@ -28,7 +28,7 @@ export interface Backend {
   command(id: string, commandId: string, opts: { waitMs?: number; maxOutputBytes?: number }): Promise<CommandResult>;
   mouse(id: string, event: MouseInput, leaseId?: string): Promise<{ written: number; modes: Modes }>;
   resize(id: string, cols: number, rows: number): Promise<SessionInfo>;
-  signal(id: string, signal: string): Promise<SessionInfo>;
+  signal(id: string, signal: string): Promise<SignalAnswer>;
   /** Take a lease, or renew `leaseId` (held by the same actor). */
   acquireLease(id: string, mode: 'shared' | 'exclusive', ttlMs: number, leaseId?: string): Promise<Lease>;
   releaseLease(id: string, leaseId: string): Promise<void>;

@@ -248,6 +248,26 @@ export const ResizeBody = Type.Object({ cols: Dimension('columns'), rows: Dimens
 export const SignalName = StringEnum(['HUP', 'TERM', 'KILL', 'INT', 'QUIT', 'USR1', 'USR2']);
 export const SignalBody = Type.Object({ signal: SignalName }, { additionalProperties: false });
 
+/** Which process group a signal went to: the terminal's foreground group, as Ctrl-C would reach it. */
+export const SignalledSchema = Type.Object(
+  {
+    pgid: Type.Integer({ description: 'The process group that received the signal.' }),
+    leader_pid: Type.Union([Type.Integer(), Type.Null()], { description: "The group's leader (its pid is the pgid), or null if it has exited." }),
+    command: Type.Union([Type.String(), Type.Null()], { description: "The leader's command line, at most 256 characters, or null." }),
+    signal: SignalName,
+  },
+  { additionalProperties: false },
+);
+export type Signalled = Static<typeof SignalledSchema>;
+
+export const SignalAnswerSchema = Type.Composite([
+  SessionInfoSchema,
+  Type.Object({
+    signalled: Type.Union([SignalledSchema, Type.Null()], { description: 'null when no process was left to receive it.' }),
+  }),
+]);
+export type SignalAnswer = Static<typeof SignalAnswerSchema>;
+
 export const WaitBody = Type.Object(
   {
     text: Type.Optional(Type.String({ minLength: 1, description: 'Matched when the screen contains this text.' })),

@@ -27,7 +27,7 @@ import { failureState, closedState, type PaneState } from './paneState.js';
 import { SecretBanner } from './SecretBanner.js';
 import type { TerminalView } from './terminalView.js';
 import { replayTranscript } from './transcript.js';
-import type { AnySession, AttachToken, Lease, Me } from './types.js';
+import type { AnySession, AttachToken, Lease, Me, SignalAnswer } from './types.js';
 
 /** A driver's pane resizes the session only after the pane has held still this long. */
 export const RESIZE_DEBOUNCE_MS = 120;
@@ -338,8 +338,9 @@ export class SessionPane {
 
   private async signal(sig: 'INT' | 'TERM' | 'KILL'): Promise<void> {
     try {
-      await api('POST', `/v1/sessions/${enc(this.ctx.id)}/signal`, { signal: sig });
-      this.notice(`Sent SIG${sig}.`, 'info');
+      // The server sends it to the terminal's foreground group, the running command, as Ctrl-C would.
+      const { signalled: to } = await api<SignalAnswer>('POST', `/v1/sessions/${enc(this.ctx.id)}/signal`, { signal: sig });
+      this.notice(to ? `Sent SIG${sig} to ${to.command ?? `process group ${to.pgid}`}.` : 'No process was left to signal.', 'info');
     } catch (err) {
       this.notice((err as Error).message, 'error');
     }

@@ -13,14 +13,14 @@ export function signalName(s: string | undefined): string {
 export const signal: Command = {
   name: 'signal',
   usage: `signal ID SIG   (${SIGNALS.join(' ')})`,
-  summary: "signal the session's process group; the session stays",
+  summary: "signal the terminal's foreground process group, as Ctrl-C does; the session stays",
   async run(argv, io) {
     const parsed = parseArgs(argv, {});
     const [id, sig] = parsed.positional;
     if (!id) throw new UsageError('signal needs a session id and a signal');
     return withClient(parsed, async (client) => {
-      await client.signal(id, signalName(sig));
-      void io;
+      const { signalled: to } = await client.signal(id, signalName(sig));
+      io.out(to ? `SIG${to.signal} -> process group ${to.pgid}${to.command ? ` (${to.command})` : ''}\n` : 'no process left to signal\n');
       return 0;
     });
   },

@@ -1,29 +1,25 @@
 /**
- * One child process in a PTY: spawn, read, bounded writes, resize, signals to the process group, kill with
- * escalation, and a drained exit.
+ * One child process in a PTY: spawn, read, bounded writes, resize, job-control signals to the terminal's foreground
+ * group, the whole session ended with escalation, and a drained exit (ExitDrain.ts).
  *
- * No output is lost at exit. On Linux, once the last slave fd closes, a read on the master can report EIO while
- * bytes are still on their way through the tty layer, and node-pty additionally destroys its read socket 200 ms after
- * the child exits (node-pty #72). So the host holds its own slave fd open: the master never sees EIO while the child's
- * last bytes are in flight. When node-pty learns of the exit it asks to destroy the socket; that request is held until
- * the end of the child's output has come out of the master (see below), then the slave is closed, the socket
- * destroyed, and only then is the exit reported. Everything the child wrote has been delivered to `onData` by then.
- * Because node-pty itself only acts on the exit through a 200 ms fallback, the exit is also detected directly: from
- * node-pty's exit handler's first visible step, backed by a liveness probe.
+ * What a spawn does besides forking: every fd of the daemon is sealed close-on-exec first and the new master right
+ * after (fds.ts), so the program gets its own terminal and nothing else; the first process is born in the session's
+ * cgroup where there is one and carries the session's tag (SessionProcesses.ts), so everything it starts can be found
+ * and ended with it, by the daemon or, if the daemon is killed, by the watchdog.
  *
- * How the end of the child's output is recognised: silence alone is not proof. On a loaded machine the kernel moves
- * bytes from the slave to the master in deferred work, which can lag by tens of milliseconds. So once the child has
- * exited, the host writes a random end marker into its own slave fd. The tty layer keeps order, so when the marker
- * comes out of the master every byte the child wrote has come out before it; the marker itself is cut from the
- * stream. Silence, confirmed by a direct read of the master, is only the fallback, for the rare case the marker
- * cannot be written (output stopped with ^S).
+ * Exit detection: node-pty itself only acts on the exit through a 200 ms socket fallback while the drain holds our
+ * slave fd open, so the exit is also detected directly: from node-pty's exit handler's first visible step, backed by
+ * a liveness probe.
  */
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import * as nodePty from 'node-pty';
+import type { Signalled } from '../../protocol/http.js';
 import { Limits } from '../limits.js';
+import { ExitDrain } from './ExitDrain.js';
+import { markCloexec, sealInheritedFds } from './fds.js';
+import { signalForeground } from './foreground.js';
 import { PtyWriter } from './PtyWriter.js';
+import { SESSION_TAG_ENV, SessionProcesses } from './SessionProcesses.js';
 
 export interface PtySpawnSpec {
   file: string;
@@ -59,46 +55,43 @@ export class PtyProcess {
   readonly pid: number;
   private readonly pty: UnixPty;
   private readonly writer: PtyWriter;
-  private slaveFd: number | undefined;
+  private readonly procs: SessionProcesses;
+  private readonly drain: ExitDrain;
   private dataListener: ((chunk: Buffer) => void) | undefined;
   private exitListener: ((exit: PtyExit) => void) | undefined;
   private exit: PtyExit | undefined;
-  private lastDataAt = 0;
-  private drainTimer: NodeJS.Timeout | undefined;
-  private escalation: NodeJS.Timeout | undefined;
-  private releaseSocket: (() => void) | undefined;
+  /** The whole session's end, once a kill has started it. */
+  private ending: Promise<void> | undefined;
   private disposed = false;
   private exitProbe: NodeJS.Timeout | undefined;
-  /** The end marker written after the exit, and stream bytes held back because they may be its beginning. */
-  private endMarker: Buffer | undefined;
-  private heldBack: Buffer = Buffer.alloc(0);
 
   constructor(spec: PtySpawnSpec, maxQueuedInputBytes: number = Limits.inputQueueBytes) {
-    this.pty = nodePty.spawn(spec.file, spec.args, {
-      name: spec.term,
-      cols: spec.cols,
-      rows: spec.rows,
-      cwd: spec.cwd,
-      env: spec.env,
-      encoding: null,
-    } as nodePty.IPtyForkOptions) as UnixPty;
-    this.pid = this.pty.pid;
-    this.writer = new PtyWriter(this.pty.fd, maxQueuedInputBytes);
+    this.procs = new SessionProcesses();
     try {
-      // Non-blocking: writing the end marker must never stall the daemon, even if the child stopped output (^S).
-      this.slaveFd = fs.openSync(this.pty.ptsName, fs.constants.O_RDWR | fs.constants.O_NOCTTY | fs.constants.O_NONBLOCK);
-    } catch {
-      // Without our slave fd the exit path still works, only without the no-loss guarantee; this happens only if the
-      // child already exited and the pts vanished, in which case there is nothing left in flight anyway.
-      this.slaveFd = undefined;
+      sealInheritedFds();
+      this.pty = this.procs.spawn(
+        () =>
+          nodePty.spawn(spec.file, spec.args, {
+            name: spec.term,
+            cols: spec.cols,
+            rows: spec.rows,
+            cwd: spec.cwd,
+            env: { ...spec.env, [SESSION_TAG_ENV]: this.procs.tag },
+            encoding: null,
+          } as nodePty.IPtyForkOptions) as UnixPty,
+      );
+    } catch (err) {
+      this.procs.release();
+      throw err;
     }
+    markCloexec(this.pty.fd);
+    this.pid = this.pty.pid;
+    this.procs.started(this.pid);
+    this.writer = new PtyWriter(this.pty.fd, maxQueuedInputBytes);
+    this.drain = new ExitDrain(this.pty.fd, this.pty.ptsName, (chunk) => this.dataListener?.(chunk));
     const socket = (this.pty as unknown as PtyInternals)._socket;
     const destroy = socket.destroy.bind(socket);
-    const startDrain = () => {
-      if (this.releaseSocket) return; // drain in progress
-      this.releaseSocket = () => destroy();
-      this.awaitDrain(Date.now());
-    };
+    const startDrain = () => this.drain.start(() => destroy());
     socket.destroy = () => {
       startDrain();
       return socket;
@@ -116,7 +109,7 @@ export class PtyProcess {
       }
     };
     socket.on('newListener', (event) => {
-      if (event === 'close' && !this.releaseSocket && childGone()) {
+      if (event === 'close' && !this.drain.started && childGone()) {
         clearInterval(this.exitProbe);
         startDrain();
       }
@@ -128,10 +121,9 @@ export class PtyProcess {
       }
     }, EXIT_PROBE_MS);
     this.exitProbe.unref();
-    this.pty.onData((data) => this.handleData(data as unknown as Buffer));
+    this.pty.onData((data) => this.drain.data(data as unknown as Buffer));
     this.pty.onExit(({ exitCode, signal }) => {
       clearInterval(this.exitProbe);
-      this.clearEscalation();
       this.writer.close();
       this.exit = { exitCode: signal ? null : exitCode, signal: signal ? signalName(signal) : null };
       this.exitListener?.(this.exit);
@@ -169,51 +161,46 @@ export class PtyProcess {
     }
   }
 
-  /** Send a signal to the child's whole process group (node-pty makes the child a session and group leader). */
-  signal(sig: Signal): void {
-    if (this.exit) return;
-    try {
-      process.kill(-this.pid, `SIG${sig}`);
-    } catch {
-      try {
-        process.kill(this.pid, `SIG${sig}`);
-      } catch {
-        /* already gone: the exit event is on its way */
-      }
-    }
+  /**
+   * Send a signal to the terminal's foreground process group, as Ctrl-C would (foreground.ts); say which group got
+   * it. null when the child has exited or nothing was left to receive it.
+   */
+  signal(sig: Signal): Signalled | null {
+    if (this.exit) return null;
+    return signalForeground(this.pty.fd, this.pid, sig);
   }
 
-  /** Signal the group, then SIGKILL it if the child is still alive after the escalation delay. Resolves on exit. */
+  /**
+   * End the whole session: `sig` to every one of its processes, SIGKILL to whoever is left after the escalation
+   * delay. Resolves with the child's exit once the child has exited and no process of the session is left.
+   */
   kill(sig: Signal, escalateAfterMs: number = Limits.killEscalationMs): Promise<PtyExit> {
-    if (this.exit) return Promise.resolve(this.exit);
-    return new Promise((resolve) => {
-      const prev = this.exitListener;
-      this.exitListener = (exit) => {
-        prev?.(exit);
-        resolve(exit);
-      };
-      this.signal(sig);
-      if (sig !== 'KILL' && this.escalation === undefined) {
-        this.escalation = setTimeout(() => {
-          this.escalation = undefined;
-          this.signal('KILL');
-        }, escalateAfterMs);
-      }
-    });
+    if (this.ending) this.procs.signal(sig); // a second, perhaps harsher, request while the first is under way
+    else this.ending = this.procs.end(sig, escalateAfterMs);
+    const exited =
+      this.exit !== undefined
+        ? Promise.resolve(this.exit)
+        : new Promise<PtyExit>((resolve) => {
+            const prev = this.exitListener;
+            this.exitListener = (exit) => {
+              prev?.(exit);
+              resolve(exit);
+            };
+          });
+    const ending = this.ending;
+    return Promise.all([exited, ending]).then(([exit]) => exit);
   }
 
-  /** Free everything: the PTY master and our slave fd, timers, and the child (SIGKILL if it is still running). */
+  /** Free everything: the PTY master and our slave fd, timers, and every process of the session (SIGKILL). */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     clearInterval(this.exitProbe);
-    this.clearEscalation();
-    if (this.drainTimer) clearTimeout(this.drainTimer);
     this.writer.close();
-    if (!this.exit) this.signal('KILL');
-    this.closeSlave();
+    this.procs.release();
+    const release = this.drain.dispose();
     this.dataListener = undefined;
-    if (this.releaseSocket) this.releaseSocket();
+    if (release) release();
     else {
       try {
         this.pty.destroy();
@@ -222,144 +209,6 @@ export class PtyProcess {
       }
     }
   }
-
-  private clearEscalation(): void {
-    if (this.escalation) clearTimeout(this.escalation);
-    this.escalation = undefined;
-  }
-
-  private closeSlave(): void {
-    if (this.slaveFd === undefined) return;
-    try {
-      fs.closeSync(this.slaveFd);
-    } catch {
-      /* already closed */
-    }
-    this.slaveFd = undefined;
-  }
-
-  /**
-   * After the exit: write the end marker and release the socket once it comes back out of the master, or, if it
-   * cannot be written, once the master has been silent for the settle time and a direct read finds nothing. Either
-   * way at most exitDrainMaxMs. The silence check runs in a timer and is confirmed in setImmediate, after the poll
-   * phase, so bytes already waiting are read first.
-   */
-  private awaitDrain(startedAt: number): void {
-    if (this.writeEndMarker()) {
-      // The socket delivers the marker in the normal course; reading the master directly as well covers an event loop
-      // too busy to get round to it.
-      const poll = () => {
-        this.drainTimer = undefined;
-        setImmediate(() => {
-          if (this.disposed || !this.endMarker) return; // finished meanwhile
-          if (Date.now() - startedAt >= Limits.exitDrainMaxMs) return this.finishDrain();
-          this.readWaiting();
-          if (this.endMarker) this.drainTimer = setTimeout(poll, Limits.exitDrainQuietMs);
-        });
-      };
-      this.drainTimer = setTimeout(poll, Limits.exitDrainQuietMs);
-      return;
-    }
-    const check = () => {
-      this.drainTimer = undefined;
-      setImmediate(() => {
-        if (this.disposed) return;
-        const quietFor = Date.now() - this.lastDataAt;
-        const overdue = Date.now() - startedAt >= Limits.exitDrainMaxMs;
-        if (quietFor < Limits.exitDrainQuietMs && !overdue) {
-          this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs - quietFor);
-          return;
-        }
-        if (this.readWaiting() && !overdue) {
-          this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs);
-          return;
-        }
-        this.finishDrain();
-      });
-    };
-    this.drainTimer = setTimeout(check, Limits.exitDrainQuietMs);
-  }
-
-  /** Upper-case hex: untouched by any output processing a program can set (OPOST, ONLCR, OLCUC). */
-  private writeEndMarker(): boolean {
-    if (this.slaveFd === undefined) return false;
-    const marker = Buffer.from(`TERMHOST-END-${randomBytes(12).toString('hex').toUpperCase()}`, 'latin1');
-    try {
-      const written = fs.writeSync(this.slaveFd, marker);
-      if (written < marker.length) {
-        // Only part of it fits: look for that part, which is still unique enough at this length.
-        if (written < 16) return false;
-        this.endMarker = marker.subarray(0, written);
-        return true;
-      }
-      this.endMarker = marker;
-      return true;
-    } catch {
-      return false; // EAGAIN (output stopped) or the pts is gone: fall back to silence
-    }
-  }
-
-  /** Forward drained bytes, holding back a possible start of the marker, and finish when the marker has come out. */
-  private scanForMarker(data: Buffer): void {
-    const marker = this.endMarker!;
-    const buf = this.heldBack.length ? Buffer.concat([this.heldBack, data]) : data;
-    const at = buf.indexOf(marker);
-    if (at >= 0) {
-      this.heldBack = Buffer.alloc(0);
-      if (at > 0) this.dataListener?.(buf.subarray(0, at));
-      // Whatever follows came from a process still holding the terminal after the child exited.
-      if (at + marker.length < buf.length) this.dataListener?.(buf.subarray(at + marker.length));
-      this.finishDrain();
-      return;
-    }
-    const keep = Math.min(buf.length, marker.length - 1);
-    if (buf.length > keep) this.dataListener?.(buf.subarray(0, buf.length - keep));
-    this.heldBack = Buffer.from(buf.subarray(buf.length - keep));
-  }
-
-  private finishDrain(): void {
-    if (this.drainTimer) clearTimeout(this.drainTimer);
-    this.drainTimer = undefined;
-    if (this.disposed || !this.releaseSocket) return;
-    if (this.heldBack.length) {
-      const rest = this.heldBack;
-      this.heldBack = Buffer.alloc(0);
-      this.dataListener?.(rest);
-    }
-    this.endMarker = undefined;
-    this.closeSlave();
-    const release = this.releaseSocket;
-    release();
-  }
-
-  /**
-   * One read of the master, straight from the fd, delivered as the socket would have; true if there was anything.
-   * The fd is non-blocking, so an empty master answers EAGAIN; Linux moves bytes still queued inside the tty layer to
-   * the reader before it answers that. Reading here cannot reorder output: everything the socket read earlier was
-   * delivered synchronously when it was read. One read only: a process still writing (a pipeline member that outlived
-   * the child) must not hold the event loop; the caller waits and asks again.
-   */
-  private readWaiting(): boolean {
-    const buf = Buffer.allocUnsafe(64 * 1024);
-    let n = 0;
-    try {
-      n = fs.readSync(this.pty.fd, buf, 0, buf.length, null);
-    } catch {
-      // EAGAIN: nothing left. EIO or EBADF: the master is gone, so there is nothing to read either.
-      return false;
-    }
-    if (n <= 0) return false;
-    this.handleData(buf.subarray(0, n));
-    return true;
-  }
-
-  /** Every byte from the master, read by the socket or directly, goes through here, in the order it was read. */
-  private handleData(data: Buffer): void {
-    this.lastDataAt = Date.now();
-    if (this.endMarker) this.scanForMarker(data);
-    else this.dataListener?.(data);
-  }
-
 }
 
 function signalName(signal: number): string {

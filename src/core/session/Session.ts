@@ -7,7 +7,7 @@
  * leaves: no output or parsed events, nothing in the ring, and session info frozen as it was when the window opened.
  */
 import { Bounds } from '../../protocol/bounds.js';
-import type { Screen, ScreenChanges, SessionInfo } from '../../protocol/http.js';
+import type { Screen, ScreenChanges, SessionInfo, Signalled } from '../../protocol/http.js';
 import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
 import { LEASE_TTL_MAX_MS, LEASE_TTL_MIN_MS, type Lease, type LeaseMode } from '../control/LeaseTable.js';
 import { requireRole } from '../control/policy.js';
@@ -396,15 +396,17 @@ export class Session {
     return ok(undefined);
   }
 
-  /** Send a signal for an actor; there must still be a process to receive it. */
-  signal(actor: Actor, sig: Signal): Result<void> {
+  /**
+   * Send a signal for an actor, to the terminal's foreground process group as Ctrl-C does (the PTY layer decides
+   * which); answers which group got it. There must still be a process to receive it.
+   */
+  signal(actor: Actor, sig: Signal): Result<Signalled | null> {
     const allowed = requireRole(actor, 'agent', 'signalling a session');
-    if (!allowed.ok) return allowed;
+    if (!allowed.ok) return fail(allowed.error);
     if (!SIGNALS.includes(sig)) return fail(new TermError('invalid_request', `signal must be one of ${SIGNALS.join(', ')}`, { field: 'signal' }));
     if (this.exited) return fail(new TermError('session_exited', `session "${this.id}" has exited; there is no process to signal`));
     this.signalsSent.add(`SIG${sig}`);
-    this.pty.signal(sig);
-    return ok(undefined);
+    return ok(this.pty.signal(sig));
   }
 
   /** Take (or, with `leaseId`, renew) an input lease. */
@@ -546,16 +548,19 @@ export class Session {
     return this.audience.retainedBanners;
   }
 
-  /** Signal the process group, escalate to SIGKILL after the grace period, and resolve once the exit is reported. */
+  /**
+   * End every process of the session (the PTY layer's rule), escalating to SIGKILL after the grace period; resolve
+   * once the exit is reported and nothing of the session is left. After the program's own exit, what it left behind
+   * still gets the same treatment.
+   */
   async kill(sig: Signal): Promise<void> {
-    if (this.exitState) return;
+    if (this.exitState) return void (await this.pty.kill(sig));
     this.closing = true;
     this.signalsSent.add(`SIG${sig}`).add('SIGKILL');
     const exited = new Promise<void>((resolve) => {
       const off = this.events.on('exit', () => (off(), resolve()));
     });
-    void this.pty.kill(sig);
-    await exited;
+    await Promise.all([exited, this.pty.kill(sig)]);
   }
 
   dispose(): void {

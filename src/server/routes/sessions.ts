@@ -9,6 +9,7 @@ import {
   ResizeBody,
   SessionIdParams,
   SessionInfoSchema,
+  SignalAnswerSchema,
   SignalBody,
   SignalName,
 } from '../../protocol/http.js';
@@ -113,7 +114,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     '/v1/sessions/:id',
     {
       schema: {
-        summary: 'Kill the process group (default HUP, SIGKILL after 3 s) and free the session',
+        summary: 'End every process of the session (default HUP, SIGKILL after 3 s) and free the session',
         params: SessionIdParams,
         querystring: DeleteQuery,
         response: { 204: Type.Null(), ...errors(400, 404) },
@@ -139,16 +140,16 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     '/v1/sessions/:id/signal',
     {
       schema: {
-        summary: 'Send a signal to the process group; the session stays',
+        summary: "Send a signal to the terminal's foreground process group, as Ctrl-C does; the session stays",
         params: SessionIdParams,
         body: SignalBody,
-        response: { 200: SessionInfoSchema, ...errors(400, 404, 409, 413) },
+        response: { 200: SignalAnswerSchema, ...errors(400, 404, 409, 413) },
       },
     },
     async (req) => {
       const session = sessionOf(deps, (req.params as IdParams).id);
-      unwrap(session.signal(actorOf(req), (req.body as Static<typeof SignalBody>).signal as Signal));
-      return session.info();
+      const signalled = unwrap(session.signal(actorOf(req), (req.body as Static<typeof SignalBody>).signal as Signal));
+      return { ...session.info(), signalled };
     },
   );
 
