@@ -28,6 +28,7 @@ import { Audience, type AttachedClient, type ClientRole } from './Audience.js';
 import type { ExitReason, InputSource, ResolvedSpec, SessionEvents } from './types.js';
 import { OutputRing } from './OutputRing.js';
 import { SessionShell } from './SessionShell.js';
+import { InputWatch } from './InputWatch.js';
 import type { ShellPlan } from '../shell/integration.js';
 import { ScreenHistory } from './ScreenHistory.js';
 import { changesSince, type ChangesOptions } from './changes.js';
@@ -65,6 +66,8 @@ export class Session {
   private readonly inputMarks = new InputMarks();
   /** The shell's integration, prompts and commands, and whether its program waits for input. */
   readonly shell: SessionShell;
+  /** When the terminal is looked at for a program waiting on it (after pauses, and when readers ask). */
+  private readonly inputWatch: InputWatch;
   private readonly audience: Audience;
   private seqBytes = 0;
   /** Epoch ms of the last output byte; a number, not a Date, because it is set for every PTY read. */
@@ -113,6 +116,26 @@ export class Session {
       ev,
       (bytes) => this.pty.write(bytes),
     );
+    this.inputWatch = new InputWatch({
+      evidence: () => this.pty.evidence(),
+      lastActivityMs: () => Math.max(this.lastOutputMs ?? this.createdAt.getTime(), this.control.lastInputAt ?? 0),
+      context: () => {
+        const e = this.shell;
+        return {
+          commandRunning: e.tracker ? e.tracker.running?.started === true : undefined,
+          isShell: e.isShell,
+          leaderPid: this.pty.pid,
+          cursorLine: this.emulator.textLeftOfCursor(),
+        };
+      },
+      setInputNeeded: (needed) => this.shell.setInputNeeded(needed),
+      detects: this.control.options.secretDetect,
+      window: () => (!this.secretActive ? 'none' : this.control.secret.openedByDetector ? 'auto' : 'manual'),
+      openWindow: (reason) => this.startSecret(SYSTEM_ACTOR, reason),
+      closeWindow: () => void this.endSecret(SYSTEM_ACTOR),
+      unwrittenBytes: () => this.pty.queuedInputBytes,
+      exited: () => this.exitState !== undefined,
+    });
     this.emulator.onParsed(() => {
       if (this.secretActive) return;
       this.detectSecretPrompt();
@@ -122,6 +145,7 @@ export class Session {
       const seq = this.seqBytes;
       this.seqBytes += chunk.length;
       this.lastOutputMs = Date.now();
+      this.inputWatch.poke();
       // Decided before feeding: the chunk that shows a password prompt opens the window while it is parsed, and it
       // is still pre-window output that everyone may see.
       const hidden = this.secretActive;
@@ -137,6 +161,7 @@ export class Session {
           this.closing || (exit.signal !== null && this.signalsSent.has(exit.signal)) ? 'closed' : exit.signal !== null ? 'crashed' : 'completed';
         this.exitState = { exit, reason };
         this.shell.processExited(exit.exitCode);
+        this.inputWatch.poke();
         ev.emit('exit', exit, reason);
       });
     });
@@ -185,6 +210,7 @@ export class Session {
   }
 
   info(): SessionInfo {
+    this.lookAtTerminal();
     const f = this.frozen;
     return {
       id: this.id,
@@ -217,6 +243,14 @@ export class Session {
     };
   }
 
+  /**
+   * A reader asks about the session: look at the terminal now (whether its program waits for input, whether a
+   * detector's window may close), unless nothing happened since the last look.
+   */
+  lookAtTerminal(): void {
+    this.inputWatch.refresh();
+  }
+
   /** Whether anything derived from output may be read now: the one secret-window read rule. */
   readable(): Result<void> {
     if (!this.secretActive) return ok(undefined);
@@ -233,6 +267,7 @@ export class Session {
    */
   async screen(actor: Actor, opts: ScreenOptions = {}): Promise<Result<Screen>> {
     void actor; // every role may read; the actor is here for the rule's sake and for scopes
+    this.lookAtTerminal();
     const before = this.readable();
     if (!before.ok) return before;
     await this.emulator.whenParsed();
@@ -291,6 +326,7 @@ export class Session {
     if (result.ok) {
       this.control.accepted(actor);
       this.shell.noteInput(actor, bytes);
+      this.inputWatch.poke();
       this.inputMarks.mark(this.seqBytes, this.emulator.markCursorLine());
       this.events.emit('inputAccepted', actor, source);
     } else this.events.emit('inputRejected', actor, source, result.error.code);
@@ -316,6 +352,7 @@ export class Session {
   /** Wait for text, a regex, quiet, a stable screen, a prompt or exit; see waitFor. Bounds are checked here. */
   async wait(actor: Actor, cond: WaitCondition, signal?: AbortSignal): Promise<Result<WaitOutcome>> {
     void actor;
+    this.lookAtTerminal();
     const checked = checkWaitCondition(cond);
     if (!checked.ok) return checked;
     if (cond.prompt && !this.shell.tracker) {
@@ -571,6 +608,7 @@ export class Session {
     this.control.dispose();
     this.inputMarks.dispose();
     this.shell.dispose();
+    this.inputWatch.dispose();
     this.pty.dispose();
     this.emulator.dispose();
     this.ring.clear();

@@ -97,6 +97,7 @@ function trackerOf(session: Session): Result<ShellTracker> {
  * learns that it still must. Answering (a line end, C-c) clears the wait until the kernel says otherwise.
  */
 function settle(session: Session, rec: CommandRecord, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  session.lookAtTerminal();
   const done = () => session.shell.visibleEnd(rec) || (rec.endedAt === null && rec.inputNeeded !== null);
   if (done() || timeoutMs === 0 || signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
