@@ -1,7 +1,7 @@
 /**
  * Shell integration with real bash, zsh and fish, each with a HOME whose rc file sets its own prompt and prompt hook:
  * one call per command gives the exit status, the command's own output and the working directory; the user's rc file
- * is still honoured; forged marks are not believed; and sh/dash, which have no integration, still work otherwise.
+ * is still honoured; and sh/dash, which have no integration, still work otherwise. Forged marks: adversarial/forged-marks.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -105,13 +105,6 @@ for (const shell of SHELLS) {
       await d.client.input(id, [{ key: 'C-c' }]);
       const done = await d.client.command(id, r.id, { waitMs: 10_000 });
       assert.deepEqual([done.status, done.exit_code], ['exited', 130]);
-    });
-
-    test('a command that prints a forged D mark is not believed, and the mark is counted', async () => {
-      const before = (await d.client.getSession(id)).untrusted_marks;
-      const r = await d.client.run(id, "printf '\\033]133;D;0\\007\\033]133;D;0;th=forged\\007'; sleep 0.3; echo real-end; false", { timeoutMs: 10_000 });
-      assert.deepEqual([r.status, r.exit_code, r.output], ['exited', 1, 'real-end\n']);
-      assert.equal((await d.client.getSession(id)).untrusted_marks, before + 2);
     });
 
     test('10 MiB of output: the answer keeps head and tail, and the paged output is complete', async () => {
