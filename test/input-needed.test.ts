@@ -176,6 +176,23 @@ describe('secret-input windows the detector opened', () => {
     await d.client.deleteSession(s.id);
   });
 
+  test("nothing of a window's bytes goes into the command's output, though the screen shows them once it closes", async () => {
+    const s = await d.client.createSession({ command: ['bash'], env: home.env });
+    const script = 'import getpass, time; getpass.getpass("Key: "); print("printed-in-the-window", flush=True); time.sleep(1); print("printed-after")';
+    const r = await agent.run(s.id, `python3 -c '${script}'`, { timeoutMs: 30_000 });
+    assert.equal(r.input_needed?.kind, 'password');
+    await person.input(s.id, [{ text: 'sesame' }, { key: 'Enter' }]);
+    const done = await agent.command(s.id, r.id, { waitMs: 15_000 });
+    assert.equal(done.status, 'exited');
+    assert.equal(done.output, 'Key: [secret input: hidden by termhost]\nprinted-after\n');
+    const page = await agent.commandOutput(s.id, r.id);
+    assert.equal(page.output, done.output);
+    const screen = (await agent.screen(s.id)).lines.join('\n');
+    assert.match(screen, /printed-in-the-window/);
+    assert.doesNotMatch(screen, /sesame/);
+    await d.client.deleteSession(s.id);
+  });
+
   test('a window a person opened is never closed by the detector', async () => {
     const s = await d.client.createSession({ command: ['bash'], env: home.env });
     await d.client.wait(s.id, { prompt: true, timeout_ms: 10_000 });

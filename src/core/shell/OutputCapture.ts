@@ -105,7 +105,7 @@ export class OutputCapture {
   resume(at: BufferPoint): void {
     // On another line than the cut, what follows starts a line of its own.
     const sameLine = this.cutAt !== undefined && this.cutAt.marker.line === at.marker.line;
-    this.append(SECRET_PLACEHOLDER + (sameLine ? '' : '\n'));
+    this.append(this.placeholder() + (sameLine ? '' : '\n'));
     this.cutAt?.marker.dispose();
     this.cutAt = undefined;
     this.from = at;
@@ -123,7 +123,7 @@ export class OutputCapture {
   finish(end: BufferPoint | undefined): Buffer {
     if (this.from) this.append(this.gapNote() + this.readBuffer(this.from, this.fromSpooled, end));
     // Ended inside an open window: everything since it opened stays hidden.
-    else if (this.cutAt) this.append(SECRET_PLACEHOLDER);
+    else if (this.cutAt) this.append(this.placeholder());
     this.droppedChars = 0;
     if (this.lostLines > 0) this.append(`\n[termhost: ${this.lostLines} lines of output were erased from the terminal before they could be read]`);
     this.dispose();
@@ -135,6 +135,12 @@ export class OutputCapture {
     this.from?.marker.dispose();
     this.cutAt?.marker.dispose();
     this.cutAt = undefined;
+  }
+
+  /** The placeholder, set off from a prompt before it ("Password: " reads back right-trimmed). */
+  private placeholder(): string {
+    const last = this.pending ? this.pending.charCodeAt(this.pending.length - 1) : (this.chunks.at(-1)?.at(-1) ?? 0x0a);
+    return last === 0x0a || last === 0x20 ? SECRET_PLACEHOLDER : ` ${SECRET_PLACEHOLDER}`;
   }
 
   /** Where spooled output was dropped, one line that says how much. */
