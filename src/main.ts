@@ -29,6 +29,8 @@ export interface DaemonOptions {
   allowedOrigins?: string[];
   /** Attach socket timings and bounds (tests shorten them). */
   attach?: ServerOptions['attach'];
+  /** The environment sessions inherit (default: the daemon's own, less its credentials). */
+  baseEnv?: NodeJS.ProcessEnv;
   /** Running sessions at once; exited ones do not count. */
   maxSessions?: number;
   /** How long an exited session stays readable before it is freed (default 1 h). */
@@ -118,6 +120,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     batchMs: opts.transcriptBatchMs,
   });
   const runtime = new Runtime({
+    baseEnv: opts.baseEnv,
     idInUse: (id) => store.hasRecord(id),
     maxSessions: opts.maxSessions,
     exitedTtlMs: opts.exitedTtlMs,

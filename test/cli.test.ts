@@ -38,7 +38,7 @@ test('new, send, wait, screen, scrollback, resize, ls, signal and kill', async (
   const created = await run('new', '-cols', '70', '-rows', '12', '-env', 'PS1=$ ', '-label', 'who=cli', '--', 'bash', '--norc', '--noprofile');
   assert.equal(created.code, 0, created.err);
   const id = created.out.trim();
-  assert.match(id, /^[0-9a-f]{8}$/);
+  assert.match(id, /^[a-z][0-9a-f]{7}$/);
   assert.equal((await run('send', id, 'echo one two', 'Enter')).code, 0);
   const waited = await run('wait', id, '--text', 'one two', '--timeout', '5000');
   assert.equal(waited.code, 0, waited.out + waited.err);

@@ -26,10 +26,21 @@ export interface TestDaemon extends Daemon {
   stop(): Promise<void>;
 }
 
+/**
+ * A HOME for the programs a test starts, with no rc files: tests never depend on (or disturb) the rc files of the
+ * person or machine running them. A shell killed in the middle of a slow rc file (pyenv's rehash takes a lock file)
+ * could otherwise leave that machine's every later shell waiting.
+ */
+export function testHome(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-home-'));
+}
+
 export async function startTestDaemon(opts: DaemonOptions = {}): Promise<TestDaemon> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-test-'));
   const token = opts.token ?? crypto.randomBytes(16).toString('hex');
-  const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, ...opts });
+  const home = opts.baseEnv ? undefined : testHome();
+  const baseEnv = opts.baseEnv ?? { ...process.env, HOME: home };
+  const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, ...opts, baseEnv });
   const client = new TermhostClient({ address: daemon.address, token });
   return {
     ...daemon,
@@ -40,6 +51,7 @@ export async function startTestDaemon(opts: DaemonOptions = {}): Promise<TestDae
       client.close();
       await daemon.close();
       fs.rmSync(stateDir, { recursive: true, force: true });
+      if (home) fs.rmSync(home, { recursive: true, force: true });
     },
   };
 }
@@ -264,4 +276,24 @@ export function sse(address: string, token: string, opts: { lastEventId?: number
       req.destroy();
     },
   };
+}
+
+/** A state dir's database and its write-ahead log, as bytes: what anyone holding the files could read. */
+export function databaseBytes(stateDir: string): Buffer {
+  const files = ['termhost.db', 'termhost.db-wal'].map((f) => path.join(stateDir, f)).filter((f) => fs.existsSync(f));
+  return Buffer.concat(files.map((f) => fs.readFileSync(f)));
+}
+
+/** End a secret-input window, waiting out `secret_input_settling` (it ends only once output has settled). */
+export async function endSecretWindow(client: TermhostClient, id: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      await client.secretAction(id, 'end');
+      return;
+    } catch (e) {
+      const err = e as { code?: string; body?: { retry_after_ms?: number } };
+      if (err.code !== 'secret_input_settling' || i > 100) throw e;
+      await new Promise((r) => setTimeout(r, Math.max(10, Number(err.body?.retry_after_ms ?? 50))));
+    }
+  }
 }

@@ -58,7 +58,8 @@ test('every method reaches its route and returns the typed answer', async () => 
   assert.equal(all[0].live, false);
   const page = await c.transcript(id);
   assert.ok(page.chunks.map((ch) => ch.text).join('').includes('sdk'));
-  assert.match(await c.transcriptCast(id), /^\{"version":2/);
+  assert.match(await c.transcriptCast(id), /^\{"version":3/);
+  assert.match(await c.transcriptCast(id, { version: 2 }), /^\{"version":2/);
   await c.deleteSession(id, undefined, { purge: true });
   await assert.rejects(c.getSession(id), (e: TermhostError) => e.status === 404);
 });

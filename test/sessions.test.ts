@@ -136,6 +136,7 @@ describe('waits after input', () => {
     await waitText(d, s.id, '$');
     const typed = await d.client.input(s.id, [{ text: 'read x; echo marker-here; seq 1 20' }, { key: 'Enter' }]);
     await d.client.input(s.id, [{ key: 'Enter' }]);
+    await waitText(d, s.id, '20');
     const r = await d.client.wait(s.id, { text: 'marker-here', after_seq: typed.seq, timeout_ms: 5000 });
     assert.equal(r.matched, true);
     assert.ok(!r.screen.lines.some((l) => l.includes('marker-here')), 'the line has scrolled off the 5-row screen');

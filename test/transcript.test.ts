@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { TermhostClient, TermhostError } from '../src/client/TermhostClient.js';
 import { Runtime } from '../src/core/index.js';
 import { Store } from '../src/store/Store.js';
-import { assertNoLeaks, attachTo, nextMatching, ROOT, startTestDaemon, until, waitText, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, attachTo, databaseBytes, endSecretWindow, nextMatching, ROOT, startTestDaemon, until, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
 before(async () => {
@@ -68,12 +68,8 @@ test('secrets are redacted before they reach the database, split and colour-wrap
   assert.ok(text.includes('https://bob:[redacted secret]@host.example'));
   for (const secret of [gh.slice(4, 24), 'hunter2deploy', 'pa55w0rd']) assert.ok(!text.includes(secret), `${secret} stored`);
   await d.store.flush();
-  for (const f of ['termhost.db', 'termhost.db-wal']) {
-    const file = path.join(d.stateDir, f);
-    if (!fs.existsSync(file)) continue;
-    const bytes = fs.readFileSync(file);
-    for (const secret of [gh.slice(4, 24), 'hunter2deploy', 'pa55w0rd']) assert.ok(!bytes.includes(secret), `${secret} in ${f}`);
-  }
+  const bytes = databaseBytes(d.stateDir);
+  for (const secret of [gh.slice(4, 24), 'hunter2deploy', 'pa55w0rd']) assert.ok(!bytes.includes(secret), `${secret} in termhost.db`);
   await d.client.deleteSession(s.id);
 });
 
@@ -87,15 +83,7 @@ test("a secret-input window's bytes never reach the database file", async () => 
   const before = (d.manager.get(s.id) as { value: { seq: number } }).value.seq;
   conn.sendStdin('zebra-crossing-42\r');
   await until('the echo', () => (d.manager.get(s.id) as { value: { seq: number } }).value.seq > before);
-  for (let i = 0; ; i++) {
-    try {
-      await d.client.secretAction(s.id, 'end');
-      break;
-    } catch (e) {
-      if ((e as TermhostError).code !== 'secret_input_settling' || i > 100) throw e;
-      await new Promise((r) => setTimeout(r, 60));
-    }
-  }
+  await endSecretWindow(d.client, s.id);
   await waitText(d, s.id, 'done 17');
   conn.close();
   await d.client.deleteSession(s.id, 'KILL');
@@ -103,10 +91,7 @@ test("a secret-input window's bytes never reach the database file", async () => 
   const { text } = await fullText(d.client, s.id);
   assert.ok(text.includes('Secret word:'));
   assert.ok(!text.includes('zebra'));
-  for (const f of ['termhost.db', 'termhost.db-wal']) {
-    const file = path.join(d.stateDir, f);
-    if (fs.existsSync(file)) assert.ok(!fs.readFileSync(file).includes('zebra-crossing'), f);
-  }
+  assert.ok(!databaseBytes(d.stateDir).includes('zebra-crossing'), 'in termhost.db');
 });
 
 test('records outlive the session: live:false, listed with include=ended, purge removes everything', async () => {
@@ -197,17 +182,21 @@ test('replay the transcript, then attach from its next_seq: no duplicates', asyn
   await d.client.deleteSession(s.id);
 });
 
-test('asciicast export parses and plays in asciinema', async () => {
-  const s = await d.client.createSession({ command: ['sh', '-c', 'echo cast-one; sleep 0.2; echo cast-two'], cols: 70, rows: 12 });
+test('asciicast export: v3 by default, with the exit status; v2 on request parses and plays in asciinema', async () => {
+  const s = await d.client.createSession({ command: ['sh', '-c', 'echo cast-one; sleep 0.2; echo cast-two; exit 3'], cols: 70, rows: 12 });
   await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });
-  const cast = await rawCast(s.id);
+  const [v3, ...v3events] = (await rawCast(s.id)).trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual([v3.version, v3.term], [3, { cols: 70, rows: 12, type: 'xterm-256color' }]);
+  assert.ok(v3events.every((e: unknown[]) => e.length === 3 && typeof e[0] === 'number' && (e[0] as number) >= 0));
+  assert.deepEqual(v3events.at(-1).slice(1), ['x', '3'], 'the last event is the exit, with its status');
+  const cast = await rawCast(s.id, '&version=2');
   const [header, ...events] = cast.trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual([header.version, header.width, header.height], [2, 70, 12]);
   assert.ok(events.every((e: unknown[]) => e.length === 3 && e[1] === 'o' && typeof e[0] === 'number'));
   assert.ok(events.map((e: unknown[]) => e[2]).join('').includes('cast-two'));
   const file = path.join(d.stateDir, 'out.cast');
   fs.writeFileSync(file, cast);
-  // asciinema wants a terminal: run it in a termhost session.
+  // asciinema wants a terminal: run it in a termhost session. Debian's asciinema is 2.x, which reads v1 and v2 only.
   for (const args of [['cat', file], ['play', '-i', '0.05', file]]) {
     const player = await d.client.createSession({ command: ['asciinema', ...args], cols: 70, rows: 12, transcript: 'off' });
     const played = await d.client.wait(player.id, { exit: true, timeout_ms: 15000 });
@@ -219,9 +208,9 @@ test('asciicast export parses and plays in asciinema', async () => {
   await d.client.deleteSession(s.id);
 });
 
-async function rawCast(id: string): Promise<string> {
+async function rawCast(id: string, query = ''): Promise<string> {
   const { rawRequest } = await import('./helpers.js');
-  const r = await rawRequest(d.address, { path: `/v1/sessions/${id}/transcript?format=asciicast`, headers: { authorization: `Bearer ${d.token}` } });
+  const r = await rawRequest(d.address, { path: `/v1/sessions/${id}/transcript?format=asciicast${query}`, headers: { authorization: `Bearer ${d.token}` } });
   assert.equal(r.status, 200);
   assert.match(String(r.headers['content-type']), /asciicast/);
   return r.text;
@@ -235,27 +224,33 @@ test('records survive kill -9 of the daemon: marked crashed, transcript readable
   const serve = () => spawn(process.execPath, [bin, 'serve', '--unix', sock, '--state-dir', state, '--token', 'crash-token', '--log-level', 'warn'], { stdio: 'ignore' });
   const client = new TermhostClient({ address: `unix:${sock}`, token: 'crash-token' });
   let daemon = serve();
-  await until('the daemon', () => client.health().then(() => true, () => false), 10000);
-  const s = await client.createSession({ command: ['sh', '-c', 'echo before-the-crash; exec sleep 300'] });
-  await until('the output to be stored', async () => (await page(client, s.id)).chunks.some((c) => c.text.includes('before-the-crash')));
-  daemon.kill('SIGKILL');
-  await new Promise((r) => daemon.once('exit', r));
   try {
-    process.kill(-s.pid, 'SIGKILL'); // the orphaned session's process group
-  } catch {
-    /* already gone */
+    await until('the daemon', () => client.health().then(() => true, () => false), 30000);
+    const s = await client.createSession({ command: ['sh', '-c', 'echo before-the-crash; exec sleep 300'] });
+    await until('the output to be stored', async () => (await page(client, s.id)).chunks.some((c) => c.text.includes('before-the-crash')));
+    daemon.kill('SIGKILL');
+    await new Promise((r) => daemon.once('exit', r));
+    try {
+      process.kill(-s.pid, 'SIGKILL'); // the orphaned session's process group
+    } catch {
+      /* already gone */
+    }
+    daemon = serve();
+    await until('the daemon again', () => client.health().then(() => true, () => false), 30000);
+    const rec = (await client.getSession(s.id)) as unknown as Record<string, unknown>;
+    assert.deepEqual([rec.live, rec.exit_reason], [false, 'crashed']);
+    assert.ok((await page(client, s.id)).chunks.map((c) => c.text).join('').includes('before-the-crash'));
+  } finally {
+    // Also when a step above failed: a daemon left running would keep the test file from ending.
+    client.close();
+    if (daemon.exitCode === null && daemon.signalCode === null) {
+      daemon.kill('SIGTERM');
+      await new Promise((r) => daemon.once('exit', r));
+    }
   }
-  daemon = serve();
-  await until('the daemon again', () => client.health().then(() => true, () => false), 10000);
-  const rec = (await client.getSession(s.id)) as unknown as Record<string, unknown>;
-  assert.deepEqual([rec.live, rec.exit_reason], [false, 'crashed']);
-  assert.ok((await page(client, s.id)).chunks.map((c) => c.text).join('').includes('before-the-crash'));
-  client.close();
-  daemon.kill('SIGTERM');
-  await new Promise((r) => daemon.once('exit', r));
 });
 
-test('termhost transcript prints the stored text, --cast the asciicast', async () => {
+test('termhost transcript prints the stored text, --cast the asciicast (v3; --cast-version 2 for asciinema 2.x)', async () => {
   const { runCli } = await import('../src/cli/main.js');
   const s = await d.client.createSession({ command: ['sh', '-c', 'echo via-cli; echo PASSWORD=cli-secret'] });
   await d.client.wait(s.id, { exit: true, timeout_ms: 5000 });
@@ -265,6 +260,9 @@ test('termhost transcript prints the stored text, --cast the asciicast', async (
   assert.equal(out, 'via-cli\r\nPASSWORD=[redacted secret]\r\n');
   out = '';
   assert.equal(await runCli(['transcript', '--addr', d.address, '--token', d.token, '--cast', s.id], io), 0);
+  assert.equal(JSON.parse(out.split('\n')[0]!).version, 3);
+  out = '';
+  assert.equal(await runCli(['transcript', '--addr', d.address, '--token', d.token, '--cast', '--cast-version', '2', s.id], io), 0);
   assert.equal(JSON.parse(out.split('\n')[0]!).version, 2);
   await d.client.deleteSession(s.id);
 });
@@ -290,16 +288,16 @@ test('output is stored once it pauses, within three batch intervals when it neve
     // is asked for anywhere in this test.
     const busy = runtime.sessions.create({ command: ['python3', '-c', 'import time\nfor i in range(500):\n    print("tick", i, flush=True); time.sleep(0.02)'] });
     assert.ok(busy.ok);
-    await until('rows of the never-pausing session', () => stored(busy.value.id) > 0, 4000);
+    await until('rows of the never-pausing session', () => stored(busy.value.id) > 0, 8000);
     assert.equal(busy.value.exited, false, 'stored while the program still prints');
     const quiet = runtime.sessions.create({ command: ['sh', '-c', 'echo one-line; sleep 30'] });
     assert.ok(quiet.ok);
-    await until('rows of the session that went quiet', () => stored(quiet.value.id) > 0, 4000);
+    await until('rows of the session that went quiet', () => stored(quiet.value.id) > 0, 8000);
     // The last word of a stream that ends is held back by the redactor until the end, which follows the last batch.
     const ends = runtime.sessions.create({ command: ['printf', 'first words then-the-last-word'] });
     assert.ok(ends.ok);
     const text = () => (store.db.prepare('SELECT text FROM chunks WHERE session_id = ? ORDER BY seq').all(ends.value.id) as Array<{ text: string }>).map((r) => r.text).join('');
-    await until('the whole of an ended stream', () => text() === 'first words then-the-last-word', 4000);
+    await until('the whole of an ended stream', () => text() === 'first words then-the-last-word', 8000);
     // Batches join up exactly: a secret split across two batches is judged whole, a character split across two
     // batches or two pages of one batch is decoded whole, and the stored rows are contiguous.
     const storedText = (id: string) => (store.db.prepare('SELECT text FROM chunks WHERE session_id = ? ORDER BY seq').all(id) as Array<{ text: string }>).map((r) => r.text).join('');

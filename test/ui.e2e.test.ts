@@ -244,7 +244,7 @@ test('an ended session replays its stored transcript in the pane and downloads a
   let text = '';
   for await (const chunk of stream) text += String(chunk);
   const [header, ...events] = text.trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual([header.version, header.width, header.height], [2, 60, 8]);
+  assert.deepEqual([header.version, header.term.cols, header.term.rows], [3, 60, 8]);
   assert.ok(events.map((e: [number, string, string]) => e[2]).join('').includes('line-two'));
   await person.close();
 });

@@ -252,9 +252,13 @@ export class TermhostClient {
     return this.request('GET', `/v1/sessions/${enc(id)}/transcript${q ? `?${q}` : ''}`);
   }
 
-  /** The whole transcript as an asciicast v2 file. */
-  transcriptCast(id: string): Promise<string> {
-    return this.request('GET', `/v1/sessions/${enc(id)}/transcript?format=asciicast`, undefined, true);
+  /**
+   * The whole transcript as an asciicast file: v3 unless `version: 2` (for asciinema 2.x); `idleLimit` caps pauses
+   * (seconds); `markers` adds marker events.
+   */
+  transcriptCast(id: string, opts: { version?: 2 | 3; idleLimit?: number; markers?: boolean } = {}): Promise<string> {
+    const q = ['format=asciicast', opts.version ? `version=${opts.version}` : '', opts.idleLimit !== undefined ? `idle_limit=${opts.idleLimit}` : '', opts.markers ? 'markers=1' : ''];
+    return this.request('GET', `/v1/sessions/${enc(id)}/transcript?${q.filter(Boolean).join('&')}`, undefined, true);
   }
 
   /** A single-use, 60 s code that signs a browser in to the UI: open `login_path` on the daemon's address. */

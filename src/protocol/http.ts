@@ -422,7 +422,16 @@ export type SessionRecord = Static<typeof SessionRecordSchema>;
 
 export const TranscriptPageSchema = Type.Object({
   session_id: Type.String(),
-  chunks: Type.Array(Type.Object({ seq: Type.Integer(), text: Type.String(), at: Type.String({ format: 'date-time' }) })),
+  chunks: Type.Array(
+    Type.Object({
+      seq: Type.Integer(),
+      text: Type.String(),
+      at: Type.String({ format: 'date-time' }),
+      times: Type.Array(Type.Tuple([Type.Integer(), Type.Integer()]), {
+        description: 'When parts of the text arrived: [offset, ms] pairs, from offset (code points into text) on the text arrived ms after at',
+      }),
+    }),
+  ),
   last_seq: Type.Union([Type.Integer(), Type.Null()], { description: 'Stream offset of the last byte this page covers; next page: from_seq = last_seq + 1' }),
   next_seq: Type.Integer({ description: 'last_seq + 1: the next from_seq, and the since_seq to attach from without duplicates' }),
   has_more: Type.Boolean(),

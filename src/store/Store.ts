@@ -1,17 +1,23 @@
 /**
  * Session records and transcripts in SQLite (<state dir>/termhost.db). The store is an edge: it listens to the
- * runtime's sessions, and the runtime does not know it exists. Records are written here, synchronously and rarely;
- * output goes to a worker thread that redacts and writes it in batches (store/writer.ts).
+ * runtime's sessions, and the runtime does not know it exists. Records are written here, rarely, their command line,
+ * labels and cwd redacted first (store/records.ts); so are the events beside the output (resizes, secret-window
+ * markers). Output, with the times its chunks arrived, goes to a worker thread that redacts and writes it in batches
+ * (store/writer.ts). Tables and migrations: store/schema.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Actor, Runtime, Session } from '../core/index.js';
+import type { Runtime, Session } from '../core/index.js';
+import { asciicast, type CastOptions } from './asciicast.js';
+import { toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
+import { SCHEMA_VERSION, migrate } from './schema.js';
+import { TIME_RESOLUTION_MS, decodeTimes, type TimePair } from './timing.js';
 import type { WriterMessage } from './writer.js';
 
-export type TranscriptPolicy = 'off' | 'redacted' | 'raw';
+export type { SessionRecord, TranscriptPolicy };
 
 export interface StoreOptions {
   stateDir: string;
@@ -29,31 +35,36 @@ export interface StoreOptions {
   now?: () => number;
 }
 
-export interface SessionRecord {
-  id: string;
-  live: false;
-  command: string[];
-  cwd: string;
-  labels: Record<string, string>;
-  cols: number;
-  rows: number;
-  created_at: string;
-  ended_at: string | null;
-  exit_code: number | null;
-  exit_signal: string | null;
-  exit_reason: string | null;
-  last_seq: number;
-  created_by: Actor | null;
-  transcript: TranscriptPolicy;
-  transcript_complete: boolean;
-}
-
 export interface TranscriptChunk {
   seq: number;
   text: string;
   at: string;
+  /** When parts of the text arrived: (code point offset into `text`, ms after `at`) pairs; see store/timing.ts. */
+  times: TimePair[];
 }
 
+/** A stored row, for export. */
+export interface StoredRow {
+  seq: number;
+  at: number;
+  text: string;
+  bytes: number;
+  times: string | null;
+}
+
+/** An event beside the output (store/schema.ts): a resize or a marker. */
+export interface StoredEvent {
+  seq: number;
+  at: number;
+  kind: string;
+  data: string;
+}
+
+/** Marker labels for a secret-input window: only that one opened and closed, never anything of what it hid. */
+export const SECRET_MARKERS = { opened: 'secret input: output hidden', closed: 'secret input ended' } as const;
+
+/** The longest pause an asciicast export's idle limit may ask for: a day. */
+export const CAST_IDLE_LIMIT_MAX_S = 24 * 60 * 60;
 /** A page of transcript holds at most this many chunks and this much text. */
 export const PAGE_MAX_CHUNKS = 500;
 export const PAGE_MAX_BYTES = 512 * 1024;
@@ -82,38 +93,6 @@ const FREE_PAGES_MAX = 16;
 const CLOSE_FLUSH_MS = 3000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS sessions (
-  id TEXT PRIMARY KEY, command TEXT NOT NULL, cwd TEXT NOT NULL, labels TEXT NOT NULL, cols INTEGER NOT NULL,
-  rows INTEGER NOT NULL, created_at INTEGER NOT NULL, ended_at INTEGER, exit_code INTEGER, exit_signal TEXT,
-  exit_reason TEXT, last_seq INTEGER NOT NULL DEFAULT 0, created_by TEXT, transcript TEXT NOT NULL,
-  transcript_complete INTEGER NOT NULL DEFAULT 1
-);
-CREATE TABLE IF NOT EXISTS chunks (
-  session_id TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, text TEXT NOT NULL, bytes INTEGER NOT NULL,
-  PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS chunks_at ON chunks (at);
-`;
-
-interface Row {
-  id: string;
-  command: string;
-  cwd: string;
-  labels: string;
-  cols: number;
-  rows: number;
-  created_at: number;
-  ended_at: number | null;
-  exit_code: number | null;
-  exit_signal: string | null;
-  exit_reason: string | null;
-  last_seq: number;
-  created_by: string | null;
-  transcript: TranscriptPolicy;
-  transcript_complete: number;
-}
-
 export class Store {
   readonly db: Database.Database;
   private readonly worker: Worker;
@@ -129,6 +108,9 @@ export class Store {
   /** Each followed session's "hand the batch over now". */
   private readonly handovers = new Set<() => void>();
   private flushId = 0;
+  /** Records whose redacted fields are still being computed (see track). */
+  private readonly recordsPending = new Set<Promise<void>>();
+  private readonly insertEvent: Database.Statement;
   private readonly flushWaiters = new Map<number, () => void>();
   private readonly sweepTimer: NodeJS.Timeout;
 
@@ -145,7 +127,7 @@ export class Store {
     this.db.pragma('synchronous = NORMAL');
     // Deleted transcript text is overwritten, not just unlinked from the b-tree.
     this.db.pragma('secure_delete = ON');
-    this.db.exec(SCHEMA);
+    const oldRecords = migrate(this.db);
     // Sessions that were live when the daemon died did not end cleanly.
     this.db.prepare("UPDATE sessions SET ended_at = ?, exit_reason = 'crashed' WHERE ended_at IS NULL").run(this.now());
     const here = fileURLToPath(import.meta.url);
@@ -161,6 +143,8 @@ export class Store {
       if (m.t === 'page' && m.page?.length === PAGE_BYTES && this.freePages.length < FREE_PAGES_MAX) this.freePages.push(m.page);
       if (m.t === 'flushed') this.flushWaiters.get(m.id!)?.(), this.flushWaiters.delete(m.id!);
     });
+    if (oldRecords) this.post({ t: 'redactRecords', version: SCHEMA_VERSION });
+    this.insertEvent = this.db.prepare('INSERT INTO transcript_events (session_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)');
     this.sweepTimer = setInterval(() => this.sweep(), opts.sweepIntervalMs ?? 60 * 60 * 1000);
     this.sweepTimer.unref();
   }
@@ -182,7 +166,9 @@ export class Store {
     const policy: TranscriptPolicy = writes ? asked : 'off';
     this.db
       .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(s.id, JSON.stringify(s.spec.command), s.spec.cwd, JSON.stringify(s.spec.labels), s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
+      .run(s.id, '[]', '', '{}', s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
+    const fields = writeRecordFields(this.db, s.id, { command: s.spec.command, labels: s.spec.labels, cwd: s.spec.cwd }).then(() => void this.recordsPending.delete(fields));
+    this.recordsPending.add(fields);
     // A batch is copied, as the output arrives, into pages of PAGE_BYTES (a 4 KiB copy per PTY read), which a handover
     // transfers to the writer without copying again; the writer sends each page back once it has decoded it, for
     // reuse. Holding on to the chunks themselves until the handover would be no copy at all, but it kept thousands of
@@ -197,6 +183,16 @@ export class Store {
     let batchBytes = 0;
     let firstMs = 0;
     let lastMs = 0;
+    /**
+     * When the batch's output chunks arrived, flat (stream offset, epoch ms): one entry per chunk that came at least
+     * TIME_RESOLUTION_MS after the last entry, so a burst costs a few entries and a replay is exact to 10 ms.
+     */
+    let times: number[] = [];
+    let lastTimeMs = 0;
+    /** The next chunk gets a time of its own, however soon it comes (it follows a resize). */
+    let timeNext = false;
+    /** While a secret-input window is open: the stream offset where it opened. */
+    let windowSeq: number | undefined;
     let timer: NodeJS.Timeout | undefined;
     /** The process exited with a batch still collecting: the stream's end follows that batch. */
     let endAfterBatch = false;
@@ -215,9 +211,10 @@ export class Store {
         const data = i === pages.length - 1 ? page.subarray(0, pageUsed) : page;
         // Counted before the post: a transferred buffer reads as empty.
         const bytes = data.length;
-        this.post({ t: 'chunk', sid: s.id, seq, at: batchAt, data, raw: policy === 'raw' }, [page.buffer as ArrayBuffer]);
+        this.post({ t: 'chunk', sid: s.id, seq, data, raw: policy === 'raw', times: i === 0 ? times : undefined }, [page.buffer as ArrayBuffer]);
         seq += bytes;
       }
+      times = [];
       this.collected -= batchBytes;
       pages = [];
       pageUsed = 0;
@@ -268,6 +265,13 @@ export class Store {
           batchSeq = seq;
           batchAt = this.now();
           firstMs = now;
+          times.push(seq, batchAt);
+          lastTimeMs = now;
+          timeNext = false;
+        } else if (timeNext || now - lastTimeMs >= TIME_RESOLUTION_MS) {
+          times.push(seq, Math.round(batchAt + (now - firstMs)));
+          lastTimeMs = now;
+          timeNext = false;
         }
         lastMs = now;
         append(chunk);
@@ -277,10 +281,23 @@ export class Store {
         if (this.collected >= HANDOVER_PRESSURE_BYTES) for (const handover of this.handovers) handover();
         else timer ??= setTimeout(check, dueIn(now));
       });
-      // A secret window leaves a hole: what was held back before it is released now.
+      // A secret window leaves a hole: what was held back before it is released now. The window itself is marked
+      // where it opened and closed, and that is all a transcript keeps of it.
       s.events.on('secretStarted', () => {
         send();
         this.post({ t: 'end', sid: s.id });
+        windowSeq = s.seq;
+        this.insertEvent.run(s.id, windowSeq, this.now(), 'm', SECRET_MARKERS.opened);
+      });
+      s.events.on('secretEnded', () => {
+        windowSeq = undefined;
+        this.insertEvent.run(s.id, s.seq, this.now(), 'm', SECRET_MARKERS.closed);
+      });
+      // A resize during a window is stored at the window's start: its offset inside the window would tell how much
+      // was printed there before it.
+      s.events.on('resized', (cols, rows) => {
+        timeNext = true;
+        this.insertEvent.run(s.id, windowSeq ?? s.seq, this.now(), 'r', `${cols}x${rows}`);
       });
       s.events.on('disposed', () => {
         send();
@@ -305,34 +322,29 @@ export class Store {
   }
 
   /** Resolves once everything sent so far is on disk. */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
     for (const handover of this.handovers) handover();
     const id = ++this.flushId;
-    return new Promise((resolve) => {
+    await Promise.all([...this.recordsPending, new Promise<void>((resolve) => {
       this.flushWaiters.set(id, resolve);
       this.post({ t: 'flush', id });
-    });
+    })]);
   }
 
   record(id: string): SessionRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+    const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as RecordRow | undefined;
     return row && toRecord(row);
   }
 
   /** Records of sessions that are no longer live, newest first. */
   records(exclude: ReadonlySet<string>): SessionRecord[] {
-    return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at DESC LIMIT 1000').all() as Row[]).filter((r) => !exclude.has(r.id)).map(toRecord);
+    return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at DESC LIMIT 1000').all() as RecordRow[]).filter((r) => !exclude.has(r.id)).map(toRecord);
   }
 
   /** Chunks from `fromSeq` on, at most `limit` chunks and PAGE_MAX_BYTES of text. */
   page(id: string, fromSeq: number, limit: number): { chunks: TranscriptChunk[]; last_seq: number | null; next_seq: number; has_more: boolean; total: number } {
     const max = Math.min(limit, PAGE_MAX_CHUNKS);
-    const rows = this.db.prepare('SELECT seq, at, text, bytes FROM chunks WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?').all(id, fromSeq, max + 1) as Array<{
-      seq: number;
-      at: number;
-      text: string;
-      bytes: number;
-    }>;
+    const rows = this.db.prepare('SELECT seq, at, text, bytes, times FROM chunks WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?').all(id, fromSeq, max + 1) as StoredRow[];
     let end = fromSeq;
     const chunks: TranscriptChunk[] = [];
     let bytes = 0;
@@ -340,32 +352,37 @@ export class Store {
       const size = Buffer.byteLength(r.text);
       if (chunks.length > 0 && bytes + size > PAGE_MAX_BYTES) break;
       bytes += size;
-      chunks.push({ seq: r.seq, text: r.text, at: new Date(r.at).toISOString() });
+      chunks.push({ seq: r.seq, text: r.text, at: new Date(r.at).toISOString(), times: decodeTimes(r.times) });
       end = r.seq + r.bytes;
     }
     const total = (this.db.prepare('SELECT COUNT(*) AS n FROM chunks WHERE session_id = ?').get(id) as { n: number }).n;
     return { chunks, last_seq: chunks.length > 0 ? end - 1 : null, next_seq: end, has_more: rows.length > chunks.length, total };
   }
 
-  /** Every chunk of a session, in order (for export). */
-  *allChunks(id: string): Generator<{ seq: number; at: number; text: string }> {
-    yield* this.db.prepare('SELECT seq, at, text FROM chunks WHERE session_id = ? ORDER BY seq').iterate(id) as Iterable<{ seq: number; at: number; text: string }>;
+  /** The whole transcript of a record as an asciicast file (store/asciicast.ts). */
+  asciicast(record: SessionRecord, opts: CastOptions): string {
+    const rows = this.db.prepare('SELECT seq, at, text, bytes, times FROM chunks WHERE session_id = ? ORDER BY seq').all(record.id) as StoredRow[];
+    const events = this.db.prepare('SELECT seq, at, kind, data FROM transcript_events WHERE session_id = ? ORDER BY seq, at').all(record.id) as StoredEvent[];
+    return asciicast(record, rows, events, opts);
   }
 
   /** Delete a record and its transcript. */
   purge(id: string): boolean {
     this.post({ t: 'purge', sid: id });
     this.db.prepare('DELETE FROM chunks WHERE session_id = ?').run(id);
+    this.db.prepare('DELETE FROM transcript_events WHERE session_id = ?').run(id);
     const gone = this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes > 0;
     // Fold the write-ahead log back into the (securely deleted) database so no copy of the text stays in it.
     this.db.pragma('wal_checkpoint(TRUNCATE)');
     return gone;
   }
 
-  /** Delete chunks older than the retention; returns how many went. */
+  /** Delete chunks (and the events beside them) older than the retention; returns how many chunks went. */
   sweep(): number {
     if (this.retentionDays < 0) return 0;
-    return this.db.prepare('DELETE FROM chunks WHERE at < ?').run(this.now() - this.retentionDays * DAY_MS).changes;
+    const before = this.now() - this.retentionDays * DAY_MS;
+    this.db.prepare('DELETE FROM transcript_events WHERE at < ?').run(before);
+    return this.db.prepare('DELETE FROM chunks WHERE at < ?').run(before).changes;
   }
 
   async close(): Promise<void> {
@@ -376,25 +393,4 @@ export class Store {
     await this.worker.terminate();
     this.db.close();
   }
-}
-
-function toRecord(r: Row): SessionRecord {
-  return {
-    id: r.id,
-    live: false,
-    command: JSON.parse(r.command) as string[],
-    cwd: r.cwd,
-    labels: JSON.parse(r.labels) as Record<string, string>,
-    cols: r.cols,
-    rows: r.rows,
-    created_at: new Date(r.created_at).toISOString(),
-    ended_at: r.ended_at === null ? null : new Date(r.ended_at).toISOString(),
-    exit_code: r.exit_code,
-    exit_signal: r.exit_signal,
-    exit_reason: r.exit_reason,
-    last_seq: r.last_seq,
-    created_by: r.created_by ? (JSON.parse(r.created_by) as Actor) : null,
-    transcript: r.transcript,
-    transcript_complete: r.transcript_complete === 1,
-  };
 }

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { REDACTED, StreamRedactor, redactText } from './redact.js';
+import { REDACTED, StreamRedactor, editedIndex, redactRecordFields, redactText } from './redact.js';
 
 const R = REDACTED;
 // Fake credentials with the right shapes (none of them valid anywhere).
@@ -38,6 +38,16 @@ const POSITIVES: Array<[string, string, string]> = [
   [`\x1b[32mghp_\x1b[0m${GHP.slice(4)}`, `\x1b[32mghp_\x1b[0m${R}`, 'a secret broken up by colour codes'],
   [`export API_KEY=\x1b[1m${'k'.repeat(10)}\x1b[0m done`, `export API_KEY=\x1b[1m${R}\x1b[0m done`, 'colour around an assignment value'],
   [`gh\x1b[1mp_${GHP.slice(4, 20)}\x1b[22m${GHP.slice(20)}`, `gh\x1b[1mp_${R}`, 'colour changes inside the token itself'],
+  [`\x1b]0;mysql --password=hunter2 db\x07$ `, `\x1b]0;mysql --password=${R} db\x07$ `, 'a window title (BEL)'],
+  [`\x1b]2;export API_TOKEN=abc123\x1b\\$ `, `\x1b]2;export API_TOKEN=${R}\x1b\\$ `, 'a window title (ST)'],
+  [`\x1b]8;;https://bob:pw1234@host/x\x1b\\click\x1b]8;;\x1b\\`, `\x1b]8;;https://bob:${R}@host/x\x1b\\click\x1b]8;;\x1b\\`, 'an OSC 8 link target'],
+  [`\u009d0;${GHP}\u009c`, `\u009d0;ghp_${R}\u009c`, 'an 8-bit OSC title'],
+  [`${GHP.slice(0, 12)}\u009b0m${GHP.slice(12)} x`, `ghp_${R} x`, 'a token broken by an 8-bit CSI'],
+  [`${GHP.slice(0, 12)}\x00${GHP.slice(12)} x`, `ghp_${R} x`, 'a token broken by NUL'],
+  [`${GHP.slice(0, 12)}\x07${GHP.slice(12)} x`, `ghp_${R} x`, 'a token broken by BEL'],
+  [`AKIAIOSF\x7fODNN7EXAMPLE`, `AKIA${R}`, 'an AWS key broken by DEL'],
+  [`${GHP.slice(0, 12)}\x1b]0;a b\x07${GHP.slice(12)} x`, `ghp_${R} x`, 'a token broken by a title with a space in it'],
+  [`DEPLOY_TOKEN=${R} and PASSWORD=${R}`, `DEPLOY_TOKEN=${R} and PASSWORD=${R}`, 'redacted text stays as it is (redaction is idempotent)'],
 ];
 
 const NEGATIVES = [
@@ -52,6 +62,8 @@ const NEGATIVES = [
   'ghp_short',
   'a bare ://user:pw@host has no scheme',
   'please re-pass it on (a dash inside a word is no flag)',
+  '\x1b]0;user@host: ~/src\x07$ ',
+  '\x1b]8;;https://example.com/docs\x1b\\docs\x1b]8;;\x1b\\',
 ];
 
 for (const [input, want, why] of POSITIVES) test(`redacts: ${why}`, async () => assert.equal(await redactText(input), want));
@@ -101,13 +113,72 @@ test('without secrets the stream comes out byte for byte, and byte counts add up
 
 test('the trailing partial word is held back, up to 512 characters', async () => {
   const r = new StreamRedactor();
-  assert.deepEqual(await r.push('echo abc'), { text: 'echo ', bytes: 5 });
+  const push = async (t: string) => {
+    const { text, bytes } = await r.push(t);
+    return { text, bytes };
+  };
+  assert.deepEqual(await push('echo abc'), { text: 'echo ', bytes: 5 });
   assert.equal(r.heldChars, 3);
-  assert.deepEqual(await r.push('def\r\n'), { text: 'abcdef\r\n', bytes: 8 });
+  assert.deepEqual(await push('def\r\n'), { text: 'abcdef\r\n', bytes: 8 });
   assert.equal(r.heldChars, 0);
   // A run of 512 is still a word that may continue; one longer is released whole.
-  assert.deepEqual(await r.push('x'.repeat(512)), { text: '', bytes: 0 });
+  assert.deepEqual(await push('x'.repeat(512)), { text: '', bytes: 0 });
   const long = await r.push('x');
   assert.equal(long.text, 'x'.repeat(513));
   assert.equal(r.heldChars, 0);
+});
+
+test('a title split across chunks at every position is still caught, with BEL and with ST', async () => {
+  for (const end of ['\x07', '\x1b\\']) {
+    const line = `$ \x1b]0;mysql --password=hunter2xyzzy db${end}$ ls\r\n`;
+    for (let i = 1; i < line.length; i++) {
+      const out = await streamed([line.slice(0, i), line.slice(i)]);
+      assert.ok(!/hun|ter2|xyzzy/.test(out), `split at ${i}: ${JSON.stringify(out)}`);
+    }
+  }
+});
+
+test('a link target split across chunks at every position is still caught', async () => {
+  const line = `see \x1b]8;id=1;https://bob:pw1234xyz@host/x\x1b\\here\x1b]8;;\x1b\\ ok\r\n`;
+  for (let i = 1; i < line.length; i++) {
+    const out = await streamed([line.slice(0, i), line.slice(i)]);
+    assert.ok(!/pw1|234|xyz/.test(out), `split at ${i}: ${JSON.stringify(out)}`);
+  }
+});
+
+test('a token broken by a control and split across chunks at every position is still caught', async () => {
+  for (const control of ['\u009b0m', '\x00', '\x07', '\x1b]0;t t\x07']) {
+    const line = `token ${GHP.slice(0, 20)}${control}${GHP.slice(20)} done\r\n`;
+    for (let i = 1; i < line.length; i++) {
+      const out = await streamed([line.slice(0, i), line.slice(i)]);
+      assert.ok(!out.includes(GHP.slice(6, 14)) && !out.includes(GHP.slice(24, 32)), `${JSON.stringify(control)} split at ${i}: ${JSON.stringify(out)}`);
+    }
+  }
+});
+
+test('edits say where the stored text changed, so times can follow the text', async () => {
+  const r = new StreamRedactor();
+  const text = `a PASSWORD=hunter2 b TOKEN=xyz c\r\n`;
+  const out = await r.push(text, true);
+  assert.equal(out.text, `a PASSWORD=${R} b TOKEN=${R} c\r\n`);
+  assert.equal(out.chars, text.length);
+  const at = (s: string) => editedIndex(out.edits, text.indexOf(s));
+  assert.equal(out.text.slice(at(' b')), ` b TOKEN=${R} c\r\n`, 'after a redaction');
+  assert.equal(at('ter2'), out.text.indexOf(R), 'inside a redaction: at its marker');
+  assert.equal(out.text.slice(at(' c')), ' c\r\n');
+});
+
+test('record fields: the command line is judged as the line it forms, labels as key=value, each value keeps its bounds', async () => {
+  const got = await redactRecordFields({
+    command: ['sh', '-c', `curl -H 'Authorization: Bearer ${GHP}' https://x`, 'mysql', '--password', 'hunter2'],
+    labels: { db_password: 'hunter2', team: 'red', note: `uses ${GHP}` },
+    cwd: `/tmp/${GHP}`,
+  });
+  assert.deepEqual(got, {
+    command: ['sh', '-c', `curl -H 'Authorization: Bearer ${R}' https://x`, 'mysql', '--password', R],
+    labels: { db_password: R, team: 'red', note: `uses ghp_${R}` },
+    cwd: `/tmp/ghp_${R}`,
+  });
+  const plain = { command: ['bash', '-l'], labels: { job: 'build' }, cwd: '/home/me' };
+  assert.deepEqual(await redactRecordFields(plain), plain);
 });

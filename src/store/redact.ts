@@ -6,10 +6,12 @@
  *   keys, private keys, basic-auth URLs and more), run on the text.
  * - Shapes only a terminal shows are matched here: `NAME_TOKEN=…`/`PASSWORD=…` assignments, `scheme://user:pw@host`,
  *   `Authorization: Basic|Bearer …`, `--password …`/`--token …` flags, JWTs, PEM private keys, AWS key ids.
- * - Matching runs on a projection of the text with terminal escape sequences removed, so a secret broken up by colour
- *   codes is still one match; the match is then replaced in the original text.
+ * - Matching runs on a projection of the text as a terminal shows it (store/project.ts): escape sequences and controls
+ *   removed, so a secret broken up by colour codes, a NUL or an 8-bit CSI is still one match; window titles, link
+ *   targets and other string payloads scanned as texts of their own. A match is then replaced in the original text.
  * - Each match becomes `[redacted secret]`, keeping an identifying prefix (`ghp_[redacted secret]`,
  *   `DEPLOY_TOKEN=[redacted secret]`) so the record still reads as a transcript.
+ * - Records (command line, labels, cwd) go through the same scan before they are written (`redactParts`).
  * - Secrets split across chunks are caught by scanning with a carried-over window: the tail of what was already
  *   stored is kept as context, and the trailing partial word of new text is held back until the next chunk (or the
  *   end of the stream), so a slowly typed or split token is never stored in pieces.
@@ -17,6 +19,7 @@
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+import { origin, project, type Projection } from './project.js';
 
 // secretlint records a performance mark per rule per call unless told not to: in a long-lived writer that grows
 // without bound (about 50 MB per 16 MiB of output), and termhost never reads the profile.
@@ -29,6 +32,11 @@ const CONTEXT_CHARS = 512;
 const MAX_HELD_WORD = 512;
 /** From a PEM BEGIN line, text is held until the END line or this many characters, then redacted whole. */
 const MAX_PEM_CHARS = 16 * 1024;
+/**
+ * However it is made up (a word can hide any number of escape sequences between its letters), no more than this much
+ * original text is held back.
+ */
+const MAX_HELD_CHARS = 16 * 1024;
 
 interface Finding {
   /** Range of the secret in the scanned (escape-free) text. */
@@ -64,56 +72,24 @@ const TERMINAL_PATTERNS: RegExp[] = [
   /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)(?<secret>[0-9A-Z]{16})\b/dg,
 ];
 
-/**
- * The length of the trailing run of non-whitespace in `text`, counted up to `limit + 1`. A loop, not `/\S*$/`: V8
- * tries that pattern at every position and backtracks through every word, which made it a quarter of the writer's
- * time at full output speed.
- */
-function trailingWordLength(text: string, limit: number): number {
-  let n = 0;
-  while (n <= limit && n < text.length && !WHITESPACE.test(text[text.length - 1 - n]!)) n++;
-  return n;
-}
-const WHITESPACE = /\s/;
-
-/** The escape-free projection of `text`, and for each projected index the index in `text`. */
-function project(text: string): { plain: string; map: number[] | null } {
-  // Most output has no escapes at all: the projection is the text itself (map null: the identity).
-  if (!text.includes('\x1b')) return { plain: text, map: null };
-  // CSI, OSC (BEL or ST terminated), charset selection, and two-byte escapes.
-  const ESC = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[()*+][0-9A-Za-z]|[@-Z\\-_])/g;
-  let plain = '';
-  const map: number[] = [];
-  let last = 0;
-  for (const m of text.matchAll(ESC)) {
-    for (let i = last; i < m.index; i++) map.push(i);
-    plain += text.slice(last, m.index);
-    last = m.index + m[0].length;
-  }
-  for (let i = last; i < text.length; i++) map.push(i);
-  plain += text.slice(last);
-  map.push(text.length);
-  return { plain, map };
-}
-
-/** Projected index -> original index; an identity projection stores no array. */
-function mapIndex(map: number[] | null, i: number): number {
-  return map ? map[i]! : i;
-}
-
 /** A secretlint match covers the whole credential; keep its kind marker (`ghp_`, `xoxb-`, a PEM header line). */
 function keepPrefix(secret: string): number {
   const m = /^-----BEGIN [A-Z0-9 ]*-----/.exec(secret) ?? /^[A-Za-z]{2,10}[_-]/.exec(secret);
   return m ? m[0].length : 0;
 }
 
+/**
+ * Findings in `plain`. A finding that starts at a marker is dropped, so redacting redacted text changes nothing
+ * (`TOKEN=[redacted secret]` would otherwise lose `[redacted` again): records are redacted again when an old
+ * database is migrated.
+ */
 async function findSecrets(plain: string): Promise<Finding[]> {
   const out: Finding[] = [];
   for (const re of TERMINAL_PATTERNS) {
     re.lastIndex = 0;
     for (const m of plain.matchAll(re)) {
       const at = m.indices?.groups?.secret;
-      if (!at || at[1] <= at[0]) continue;
+      if (!at || at[1] <= at[0] || plain.startsWith(REDACTED, at[0])) continue;
       if (re === URL_CREDENTIALS && !SCHEME_BEFORE.test(plain.slice(Math.max(0, m.index - SCHEME_MAX_CHARS), m.index))) continue;
       out.push({ start: at[0], end: at[1] });
     }
@@ -127,37 +103,120 @@ async function findSecrets(plain: string): Promise<Finding[]> {
     const whole = plain.slice(start, end);
     // A basic-auth URL: only its password is secret (the terminal pattern above already found it).
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(whole)) continue;
+    if (plain.startsWith(REDACTED, start + keepPrefix(whole))) continue;
     out.push({ start: start + keepPrefix(whole), end });
   }
   return out;
 }
 
-/** Replace the findings (ranges in the projection) in the original text. */
-function apply(text: string, map: number[] | null, findings: Finding[], from: number): string {
-  const at = (i: number) => mapIndex(map, i);
-  const ranges = findings
-    .map((f) => ({ start: at(f.start), end: f.end > 0 ? at(f.end - 1) + 1 : 0 }))
-    .filter((r) => r.end > from)
-    .map((r) => ({ start: Math.max(r.start, from), end: r.end }))
+/** Findings (ranges in the projection) as ranges of the original text. */
+function toOriginal(p: Projection, findings: Finding[]): Finding[] {
+  const out: Finding[] = [];
+  const add = (start: number, end: number) => end > start && out.push({ start: origin(p, start), end: origin(p, end - 1) + 1 });
+  for (const f of findings) {
+    // The visible text and the string payloads are separate texts: a match that runs from one into the other (only
+    // a multi-line pattern can) is two ranges, never one spanning whatever lies between them in the original.
+    if (f.start < p.visibleEnd && f.end > p.visibleEnd) {
+      add(f.start, p.visibleEnd);
+      add(p.visibleEnd + 1, f.end);
+    } else add(f.start, f.end);
+  }
+  return out;
+}
+
+/**
+ * One replaced stretch of a released text: original characters [from, to) became the marker at output index `at`.
+ * The writer uses these to carry output times from the original text to the stored one.
+ */
+export interface Edit {
+  from: number;
+  to: number;
+  at: number;
+}
+
+/** `text.slice(from, to)` with the ranges (original indices) replaced by the marker; overlapping ranges share one. */
+function apply(text: string, ranges: Finding[], from: number, to: number): { text: string; edits: Edit[] } {
+  const sorted = ranges
+    .filter((r) => r.end > from && r.start < to)
+    .map((r) => ({ start: Math.max(r.start, from), end: Math.min(r.end, to) }))
     .sort((a, b) => a.start - b.start);
   let out = '';
+  const edits: Edit[] = [];
   let pos = from;
-  let open = false; // the last marker written ends at `pos`: an overlapping finding extends it
-  for (const r of ranges) {
+  for (const r of sorted) {
     if (r.end <= pos) continue;
-    if (r.start > pos || !open) {
-      out += text.slice(pos, Math.max(pos, r.start)) + REDACTED;
-      open = true;
+    const open = edits[edits.length - 1];
+    if (open && r.start <= pos && open.to === pos - from) {
+      // Overlaps the marker just written: that marker now stands for this range too.
+      open.to = r.end - from;
+    } else {
+      out += text.slice(pos, Math.max(pos, r.start));
+      edits.push({ from: Math.max(pos, r.start) - from, to: r.end - from, at: out.length });
+      out += REDACTED;
     }
     pos = r.end;
   }
-  return out + text.slice(pos);
+  return { text: out + text.slice(pos, to), edits };
+}
+
+/** Where original index `i` of a released text is in its redacted form: inside a replaced stretch, at its marker. */
+export function editedIndex(edits: readonly Edit[], i: number): number {
+  let delta = 0;
+  for (const e of edits) {
+    if (i < e.from) break;
+    if (i < e.to) return e.at;
+    delta = e.at + REDACTED.length - e.to;
+  }
+  return i + delta;
+}
+
+async function scan(p: Projection): Promise<Finding[]> {
+  return toOriginal(p, await findSecrets(p.scan));
 }
 
 /** Redact a complete text in one go. */
 export async function redactText(text: string): Promise<string> {
-  const { plain, map } = project(text);
-  return apply(text, map, await findSecrets(plain), 0);
+  const p = project(text);
+  return apply(text, await scan(p), 0, text.length).text;
+}
+
+/** A short value to redact, judged together with its neighbours (see redactParts). */
+export interface Part {
+  text: string;
+  /** Put before this part in the joined text: a space between argv elements, a line break between unrelated values. */
+  sep?: string;
+  /** Leading characters that are context only: a label's `key=`, so `password=hunter2` reads as an assignment. */
+  keep?: number;
+}
+
+/**
+ * Redact several short values at once, each keeping its own bounds: the values are joined (with each part's `sep`)
+ * into one text, scanned once, and each comes back with the findings inside it replaced. Joining matters: argv
+ * `["mysql", "--password", "hunter2"]` is only recognisable as the command line it forms. A record's command line,
+ * labels and cwd go through here before they reach the database.
+ */
+export async function redactParts(parts: readonly Part[]): Promise<string[]> {
+  let joined = '';
+  const bounds: Array<[number, number]> = [];
+  for (const part of parts) {
+    if (bounds.length > 0) joined += part.sep ?? '\n';
+    bounds.push([joined.length + Math.min(part.keep ?? 0, part.text.length), joined.length + part.text.length]);
+    joined += part.text;
+  }
+  const ranges = await scan(project(joined));
+  return bounds.map(([from, to]) => apply(joined, ranges, from, to).text);
+}
+
+/** What a push releases for storage. */
+export interface Released {
+  /** The text to store: the released original text, redacted. */
+  text: string;
+  /** UTF-8 length of the released original text: how far the stream's position moves. */
+  bytes: number;
+  /** Characters (UTF-16 units) of original text released. */
+  chars: number;
+  /** Where the released text was changed, in order. */
+  edits: Edit[];
 }
 
 /**
@@ -170,23 +229,24 @@ export class StreamRedactor {
   /** Original text not yet released. */
   private held = '';
 
-  async push(text: string, final = false): Promise<{ text: string; bytes: number }> {
+  async push(text: string, final = false): Promise<Released> {
     this.held += text;
-    let cut = final ? this.held.length : this.safeCut(this.held);
-    if (cut > 0 && cut < this.held.length && /[\uD800-\uDBFF]/.test(this.held[cut - 1]!)) cut--; // keep surrogate pairs whole
-    if (cut <= 0) return { text: '', bytes: 0 };
     const window = this.context + this.held;
-    const { plain, map } = project(window);
-    const findings = await findSecrets(plain);
-    const releasedEnd = this.context.length + cut;
-    const redacted = apply(window.slice(0, releasedEnd), map, findings.filter((f) => mapIndex(map, f.start) < releasedEnd), this.context.length);
+    const p = project(window);
+    let cut = final ? this.held.length : this.safeCut(p, window.length);
+    if (cut > 0 && cut < this.held.length && /[\uD800-\uDBFF]/.test(this.held[cut - 1]!)) cut--; // keep surrogate pairs whole
+    if (cut <= 0) return { text: '', bytes: 0, chars: 0, edits: [] };
+    const from = this.context.length;
+    const releasedEnd = from + cut;
+    const found = (await scan(p)).filter((f) => f.start < releasedEnd);
+    const { text: redacted, edits } = apply(window, found, from, releasedEnd);
     const released = this.held.slice(0, cut);
     this.held = this.held.slice(cut);
     this.context = (this.context + released).slice(-CONTEXT_CHARS);
-    return { text: redacted, bytes: Buffer.byteLength(released, 'utf8') };
+    return { text: redacted, bytes: Buffer.byteLength(released, 'utf8'), chars: cut, edits };
   }
 
-  end(): Promise<{ text: string; bytes: number }> {
+  end(): Promise<Released> {
     return this.push('', true);
   }
 
@@ -194,15 +254,79 @@ export class StreamRedactor {
     return this.held.length;
   }
 
-  /** How much of `held` can be released: all but a trailing partial word, or an unterminated private key. */
-  private safeCut(held: string): number {
-    const pem = held.lastIndexOf('-----BEGIN ');
-    if (pem >= 0 && !/-----END [A-Z0-9 ]*PRIVATE KEY-----/.test(held.slice(pem)) && held.length - pem < MAX_PEM_CHARS) return pem;
-    const word = trailingWordLength(held, MAX_HELD_WORD);
-    const cut = word > MAX_HELD_WORD ? held.length : held.length - word;
+  /**
+   * How much of `held` can be released: all but what may still become part of a secret. That is judged on the
+   * projection, as a person would read it: the trailing partial word of the visible text (a token may continue after
+   * a colour change, a title update or a NUL), the trailing partial word of a string sequence still open, and an
+   * unterminated private key. The window is `context + held`; the answer counts characters of `held`.
+   */
+  private safeCut(p: Projection, windowLength: number): number {
+    const ctx = windowLength - this.held.length;
+    const vis = p.scan;
+    // An unterminated private key is held from its BEGIN line, up to MAX_PEM_CHARS. (Searched forwards: on a 32 K
+    // row of log lines V8's lastIndexOf took 50 µs, indexOf 28.)
+    let pem = -1;
+    for (let i = vis.indexOf(PEM_BEGIN); i >= 0 && i + PEM_BEGIN.length <= p.visibleEnd; i = vis.indexOf(PEM_BEGIN, i + 1)) pem = i;
+    if (pem >= 0 && origin(p, pem) >= ctx && !PEM_END.test(vis.slice(pem, p.visibleEnd)) && windowLength - origin(p, pem) < MAX_PEM_CHARS) {
+      return origin(p, pem) - ctx;
+    }
+    let cut = this.wordCut(p, p.visibleEnd, ctx);
+    if (p.openPayload >= 0) cut = Math.min(cut, this.wordCut(p, p.scan.length, ctx, p.openPayload));
     // Never split a finished key's END line: it would be redacted twice, once on each side.
     let endOfKey = 0;
-    for (const m of held.matchAll(/-----END [A-Z0-9 ]*PRIVATE KEY-----/g)) endOfKey = m.index + m[0].length;
+    if (vis.includes('-----END ')) {
+      for (const m of vis.slice(0, p.visibleEnd).matchAll(PEM_END_ALL)) endOfKey = Math.max(endOfKey, origin(p, m.index + m[0].length - 1) + 1 - ctx);
+    }
+    if (this.held.length - cut > MAX_HELD_CHARS) cut = this.held.length;
     return Math.max(cut, endOfKey);
   }
+
+  /**
+   * Where the trailing partial word of `scan[start, end)` begins, as a cut in `held`: after the last whitespace, or
+   * all of `held` when the text ends in whitespace (or shows nothing of `held`). A word longer than MAX_HELD_WORD is
+   * treated as complete. A loop, not `/\S*$/`: V8 tries that pattern at every position and backtracks through every
+   * word, which once made it a quarter of the writer's time at full output speed.
+   */
+  private wordCut(p: Projection, end: number, ctx: number, start = 0): number {
+    let n = 0;
+    for (let i = end - 1; i >= start; i--) {
+      const at = origin(p, i);
+      if (at < ctx) return n === 0 ? this.held.length : 0; // held shows nothing, or only the end of a word begun before
+      if (WHITESPACE.test(p.scan[i]!)) return n === 0 ? this.held.length : at + 1 - ctx;
+      if (++n > MAX_HELD_WORD) return this.held.length;
+    }
+    return n === 0 ? this.held.length : Math.max(0, origin(p, start) - ctx);
+  }
+}
+const WHITESPACE = /\s/;
+const PEM_BEGIN = '-----BEGIN ';
+const PEM_END = /-----END [A-Z0-9 ]*PRIVATE KEY-----/;
+const PEM_END_ALL = /-----END [A-Z0-9 ]*PRIVATE KEY-----/g;
+
+/** The fields of a session record that can carry a credential. The environment is never stored, so it is not here. */
+export interface RecordFields {
+  command: string[];
+  labels: Record<string, string>;
+  cwd: string;
+}
+
+/**
+ * A record's fields as they may be stored: the command line judged as the shell line it forms (its elements joined
+ * with spaces), each label as `key=value` (so `{"db_password": "hunter2"}` reads as the assignment it is; only the
+ * value is ever changed), and the working directory on its own line.
+ */
+export async function redactRecordFields(r: RecordFields): Promise<RecordFields> {
+  const labels = Object.entries(r.labels);
+  const parts: Part[] = [
+    ...r.command.map((text, i): Part => ({ text, sep: i === 0 ? '' : ' ' })),
+    ...labels.map(([k, v]): Part => ({ text: `${k}=${v}`, keep: k.length + 1 })),
+    { text: r.cwd },
+  ];
+  const out = await redactParts(parts);
+  const n = r.command.length;
+  return {
+    command: out.slice(0, n),
+    labels: Object.fromEntries(labels.map(([k], i) => [k, out[n + i]!])),
+    cwd: out[n + labels.length]!,
+  };
 }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TermhostClient } from '../../src/client/TermhostClient.js';
-import { ROOT } from '../helpers.js';
+import { ROOT, testHome } from '../helpers.js';
 
 export interface DaemonProcess {
   child: ChildProcess;
@@ -26,8 +26,8 @@ export async function startDaemonProcess(opts: { env?: Record<string, string>; s
   const token = crypto.randomBytes(16).toString('hex');
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'dist/cli/main.js'), 'serve', '--listen', '127.0.0.1:0', '--state-dir', stateDir, '--log-level', 'warn'],
-    { env: { ...process.env, TERMHOST_TOKEN: token, ...opts.env }, stdio: opts.stdio ?? ['ignore', 'ignore', 'pipe'] },
+    [path.join(ROOT, 'dist/cli/main.js'), 'serve', '--listen', '127.0.0.1:0', '--state-dir', stateDir, '--log-level', 'info'],
+    { env: { ...process.env, HOME: testHome(), TERMHOST_TOKEN: token, ...opts.env }, stdio: opts.stdio ?? ['ignore', 'ignore', 'pipe'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const address = await new Promise<string>((resolve, reject) => {
@@ -37,7 +37,8 @@ export async function startDaemonProcess(opts: { env?: Record<string, string>; s
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (d: string) => {
       err = (err + d).slice(-4096);
-      const m = /termhost listening on (\S+)/.exec(err);
+      // The listen line of the daemon's own log (text format): "... listening at http://127.0.0.1:PORT".
+      const m = /listening at (?:https?:\/\/)?(\S+)/.exec(err);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);

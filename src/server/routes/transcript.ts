@@ -1,9 +1,9 @@
-/** Stored output: paged replay, and asciicast v2 export for asciinema's player. */
+/** Stored output: paged replay, and asciicast export (v3, or v2 on request) for asciinema's players. */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { TermError } from '../../core/index.js';
 import { SessionIdParams, StringEnum, TranscriptPageSchema } from '../../protocol/http.js';
-import { PAGE_MAX_CHUNKS } from '../../store/Store.js';
+import { CAST_IDLE_LIMIT_MAX_S, PAGE_MAX_CHUNKS } from '../../store/Store.js';
 import { errors, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
@@ -11,7 +11,10 @@ const Query = Type.Object(
   {
     from_seq: Type.Optional(Type.Integer({ minimum: 0, description: 'First stream offset wanted; page on with last_seq + 1' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX_CHUNKS, description: 'Chunks per page (at most 500; 512 KiB of text)' })),
-    format: Type.Optional(StringEnum(['json', 'asciicast'], { description: 'asciicast: the whole transcript as an asciicast v2 file' })),
+    format: Type.Optional(StringEnum(['json', 'asciicast'], { description: 'asciicast: the whole transcript as an asciicast file' })),
+    version: Type.Optional(Type.Integer({ minimum: 2, maximum: 3, description: 'asciicast version: 3 (default) or 2 (asciinema 2.x)' })),
+    idle_limit: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: CAST_IDLE_LIMIT_MAX_S, description: 'asciicast: cap every pause at this many seconds' })),
+    markers: Type.Optional(StringEnum(['1', 'true'], { description: 'asciicast: include markers ("m" events): where secret-input windows opened and closed' })),
   },
   { additionalProperties: false },
 );
@@ -35,22 +38,12 @@ export async function transcriptRoutes(app: FastifyInstance, deps: RouteDeps): P
       // Readers see everything handed to the writer so far (only a held-back partial word may still be pending).
       await deps.store.flush();
       if (q.format === 'asciicast') {
-        const start = Date.parse(record.created_at);
-        const lines = [
-          JSON.stringify({
-            version: 2,
-            width: record.cols,
-            height: record.rows,
-            timestamp: Math.floor(start / 1000),
-            title: record.command.join(' '),
-            env: { TERM: 'xterm-256color' },
-          }),
-        ];
-        for (const c of deps.store.allChunks(id)) lines.push(JSON.stringify([Math.max(0, (c.at - start) / 1000), 'o', c.text]));
+        // Read again: the flush may have completed the record (its end, its redacted command line).
+        const cast = deps.store.asciicast(deps.store.record(id) ?? record, { version: q.version === 2 ? 2 : 3, idleLimitS: q.idle_limit, markers: q.markers !== undefined });
         return reply
           .type('application/x-asciicast')
           .header('content-disposition', `attachment; filename="termhost-${id}.cast"`)
-          .send(`${lines.join('\n')}\n`);
+          .send(cast);
       }
       return { session_id: id, ...deps.store.page(id, q.from_seq ?? 0, q.limit ?? PAGE_MAX_CHUNKS) };
     },
