@@ -63,6 +63,12 @@ export interface StoredEvent {
 /** Marker labels for a secret-input window: only that one opened and closed, never anything of what it hid. */
 export const SECRET_MARKERS = { opened: 'secret input: output hidden', closed: 'secret input ended' } as const;
 
+/** The markers of a command's boundaries, by its id: no command line (it may hold a credential), only the status. */
+export const COMMAND_MARKERS = {
+  started: (id: string) => `command ${id} started`,
+  ended: (id: string, exitCode: number | null) => `command ${id} ${exitCode === null ? 'ended' : `exited ${exitCode}`}`,
+} as const;
+
 /** The longest pause an asciicast export's idle limit may ask for: a day. */
 export const CAST_IDLE_LIMIT_MAX_S = 24 * 60 * 60;
 /** A page of transcript holds at most this many chunks and this much text. */
@@ -293,6 +299,10 @@ export class Store {
         windowSeq = undefined;
         this.insertEvent.run(s.id, s.seq, this.now(), 'm', SECRET_MARKERS.closed);
       });
+      // Where each command began and ended, at the offset its mark was parsed at (the session holds these back while a
+      // window is open, so none falls inside one).
+      s.events.on('commandStarted', (c) => this.insertEvent.run(s.id, s.parsedSeq, this.now(), 'm', COMMAND_MARKERS.started(c.id)));
+      s.events.on('commandFinished', (c) => this.insertEvent.run(s.id, s.parsedSeq, this.now(), 'm', COMMAND_MARKERS.ended(c.id, c.exitCode)));
       // A resize during a window is stored at the window's start: its offset inside the window would tell how much
       // was printed there before it.
       s.events.on('resized', (cols, rows) => {
