@@ -150,6 +150,21 @@ for (const shell of SHELLS) {
   });
 }
 
+describe('transcripts', () => {
+  test('keep command boundaries: the asciicast export marks where each command started and ended, with its status, in stream order', async () => {
+    const s = await d.client.createSession({ command: ['bash'], env: home.env });
+    await d.client.run(s.id, 'echo first-output', { timeoutMs: 10_000 });
+    await d.client.run(s.id, 'echo second-output; false', { timeoutMs: 10_000 });
+    await d.client.deleteSession(s.id);
+    await d.store.flush();
+    const cast = (await d.client.transcriptCast(s.id, { markers: true })).trim().split('\n').slice(1).map((l) => JSON.parse(l) as [number, string, string]);
+    const seen = cast.filter(([, code, data]) => code === 'm' || (code === 'o' && /(?<!echo )(first|second)-output\r\n/.test(data))).map(([, code, data]) => (code === 'm' ? data : data.match(/(?<!echo )(first|second)-output/)![0]));
+    assert.deepEqual(seen, ['command c1 started', 'first-output', 'command c1 exited 0', 'command c2 started', 'second-output', 'command c2 exited 1']);
+    const plain = (await d.client.transcriptCast(s.id)).split('\n').slice(1).filter(Boolean).map((l) => JSON.parse(l)[1]);
+    assert.ok(!plain.includes('m'), 'markers only when asked for');
+  });
+});
+
 describe('shells without integration', () => {
   for (const sh of ['sh', 'dash']) {
     test(`${sh}: commands are refused with no_shell_integration, and everything else still works`, async () => {

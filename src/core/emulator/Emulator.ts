@@ -99,6 +99,10 @@ export class Emulator {
   private readonly serializer: InstanceType<typeof SerializeAddon>;
   private fedBytes = 0;
   private parsedBytes = 0;
+  /** The chunks fed and not yet parsed, oldest first: the first is the one being parsed. */
+  private unparsed: Buffer[] = [];
+  /** How far into the chunk being parsed escapes have been located (escapeAt). */
+  private located = 0;
   private waiters: Array<() => void> = [];
   private parsedListener: (() => void) | undefined;
   private titleText = '';
@@ -263,8 +267,11 @@ export class Emulator {
     if (this.fedBytes === this.parsedBytes) this.term.input('', true);
     this.fedBytes += chunk.length;
     const len = chunk.length;
+    this.unparsed.push(chunk);
     this.term.write(chunk, () => {
       this.parsedBytes += len;
+      this.unparsed.shift();
+      this.located = 0;
       this.generation++;
       // A reset (RIS) gives the normal buffer a new line list; the trim watch follows it.
       if (this.trimListener && this.core.buffers.normal.lines !== this.hookedLines) this.hookTrims();
@@ -280,6 +287,32 @@ export class Emulator {
   /** Called after each fed chunk has been parsed. */
   onParsed(listener: () => void): void {
     this.parsedListener = listener;
+  }
+
+  /**
+   * Where, in the stream, the OSC escape being handled right now lies: `ident;data` looked up in the chunk being
+   * parsed, after the escapes already located in it (a chunk can carry a C and a D mark). Only called from an
+   * escape's handler, so ordinary output pays nothing. An escape split across two reads is placed at the start of the
+   * chunk that completes it.
+   */
+  escapeAt(ident: number, data: string): { start: number; end: number } {
+    const chunk = this.unparsed[0];
+    const base = this.parsedBytes;
+    if (!chunk) return { start: base, end: base };
+    const needle = `${ident};${data}`;
+    const i = chunk.indexOf(needle, this.located, 'utf8');
+    if (i < 0) return { start: base, end: base };
+    const len = Buffer.byteLength(needle);
+    // ESC ] (or the C1 OSC) before it; BEL or ESC \ after it.
+    const start = i >= 2 && chunk[i - 2] === 0x1b ? i - 2 : i >= 1 ? i - 1 : i;
+    const end = Math.min(chunk.length, i + len + (chunk[i + len] === 0x07 ? 1 : 2));
+    this.located = i + len;
+    return { start: base + start, end: base + end };
+  }
+
+  /** The stream offset up to which everything fed has been parsed. */
+  get parsedOffset(): number {
+    return this.parsedBytes;
   }
 
   /** Bytes fed but not yet parsed. */
@@ -330,6 +363,7 @@ export class Emulator {
 
   dispose(): void {
     this.waiters = [];
+    this.unparsed = [];
     this.parsedListener = undefined;
     this.trimListener = undefined;
     this.term.dispose();

@@ -46,6 +46,9 @@ export interface CommandRecord {
   outputIncomplete: boolean;
   /** The C mark came: the command is running (not only typed). */
   started: boolean;
+  /** Stream offsets where its output started (just after its C mark) and ended (at its D mark), for transcripts. */
+  startSeq: number | null;
+  endSeq: number | null;
   capture: OutputCapture | undefined;
 }
 
@@ -183,7 +186,7 @@ export class ShellTracker {
 
   /** The shell itself ended (`exit 3` typed as a command): the command ends with the shell's status. */
   processExited(code: number | null): void {
-    if (this.current) this.finish(code, undefined);
+    if (this.current) this.finish(code, undefined, this.emu.parsedOffset);
   }
 
   dispose(): void {
@@ -205,6 +208,8 @@ export class ShellTracker {
       finalOutput: null,
       outputIncomplete: false,
       started: false,
+      startSeq: null,
+      endSeq: null,
       capture: undefined,
     };
     this.records.push(rec);
@@ -228,15 +233,15 @@ export class ShellTracker {
       this.untrustedMarks++;
       return;
     }
-    this.apply(m);
+    this.apply(m, data);
   }
 
-  private apply(m: ShellMark): void {
+  private apply(m: ShellMark, data: string): void {
     switch (m.kind) {
       case 'A':
         this.cwdOpen = false;
-        if (this.current?.started) this.finish(null, undefined); // the D mark never came
-        else if (this.current && this.shell === 'fish') this.reject();
+        if (this.current?.started) this.finish(null, undefined, this.emu.escapeAt(133, data).start); // the D mark never came
+        else if (this.current && this.shell === 'fish') this.finish(null, this.emu.cursorMark(), this.emu.escapeAt(133, data).start); // refused
         if (this.phase !== 'prompt' && this.phase !== 'input') this.typists.clear();
         this.setPhase('prompt');
         return;
@@ -246,11 +251,13 @@ export class ShellTracker {
         this.setPhase('input');
         return;
       case 'C':
-        this.startCommand();
+        // The output starts just after the C mark.
+        this.startCommand(this.emu.escapeAt(133, data).end);
         return;
       case 'D':
         this.cwdOpen = true;
-        if (this.current) this.finish(m.status, this.emu.cursorMark());
+        // The output ends just before the D mark.
+        if (this.current) this.finish(m.status, this.emu.cursorMark(), this.emu.escapeAt(133, data).start);
         return;
     }
   }
@@ -261,7 +268,7 @@ export class ShellTracker {
     this.changed();
   }
 
-  private startCommand(): void {
+  private startCommand(seq: number): void {
     const at = this.emu.cursorMark();
     let rec = this.current;
     if (rec?.started) return; // a second C (a nested shell's): the first command still runs
@@ -273,6 +280,7 @@ export class ShellTracker {
     this.typists.clear();
     rec.started = true;
     rec.startedAt = Date.now();
+    rec.startSeq = seq;
     rec.cwd = this.cwd;
     if (at) rec.capture = new OutputCapture(this.emu, at, Limits.commandSpoolChars);
     this.phase = 'running';
@@ -297,9 +305,10 @@ export class ShellTracker {
 
   /**
    * The command ended with `status` at `end` (its D mark). A typed command the shell never started (a syntax error)
-   * ends here too: its output is what the shell printed below the typed line.
+   * ends here too: its output is what the shell printed below the typed line. (fish refuses a line by drawing its
+   * prompt again; termhost typed the line, so the session clears it.)
    */
-  private finish(status: number | null, end: BufferPoint | undefined): void {
+  private finish(status: number | null, end: BufferPoint | undefined, seq: number): void {
     const rec = this.current!;
     this.current = undefined;
     if (!rec.started && end) {
@@ -310,6 +319,8 @@ export class ShellTracker {
     }
     rec.exitCode = status;
     rec.endedAt = Date.now();
+    rec.endSeq = seq;
+    rec.startSeq ??= rec.endSeq;
     rec.inputNeeded = null;
     rec.finalOutput = rec.capture ? rec.capture.finish(end) : Buffer.alloc(0);
     rec.outputIncomplete = rec.capture?.incomplete ?? false;
@@ -328,11 +339,6 @@ export class ShellTracker {
     this.phase = 'prompt';
     this.hooks.finished(rec);
     this.changed();
-  }
-
-  /** fish drew its prompt again without running the typed line: termhost's own line, cleared by the session. */
-  private reject(): void {
-    this.finish(null, this.emu.cursorMark());
   }
 
   /** The start of the line below the typed command line (and its wrapped continuation). */
