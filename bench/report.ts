@@ -11,6 +11,7 @@ import type { FanoutResult } from './fanout.js';
 import { LATENCY_SHORT_WARMUP, type LatencyResult } from './latency.js';
 import type { MemoryResult } from './memory.js';
 import type { SnapshotResult } from './snapshot.js';
+import { STARTUP_TARGET_MS, type StartupResult } from './startup.js';
 import { round, type Load } from './stats.js';
 import type { ThroughputResult } from './throughput.js';
 
@@ -30,6 +31,8 @@ export interface Results {
   memory: MemoryResult;
   snapshot: SnapshotResult;
   fanout: FanoutResult[];
+  /** One CLI call: termhost ls against tmux ls. */
+  startup: StartupResult;
   /** Plain-stream throughput with transcripts on vs off. */
   transcripts?: TranscriptCost;
   /** `true` round trips through POST .../commands and through tmux send-keys + wait-for. */
@@ -108,6 +111,8 @@ function rows(r: Results): Row[] {
       tmux: s.tmuxControlP50Us },
     { name: 'Screen read, unchanged screen p50 (tmux: capture-pane -C)', unit: 'us', better: 'lower', termhost: s.httpCachedP50Us,
       tmux: s.tmuxControlP50Us },
+    { name: 'CLI start-up p50: termhost ls vs tmux ls', unit: 'ms', better: 'lower', termhost: r.startup.termhostLs.p50Ms,
+      tmux: r.startup.tmuxLs.p50Ms, target: `< ${STARTUP_TARGET_MS} ms`, met: r.startup.termhostLs.p50Ms < STARTUP_TARGET_MS },
   );
   const c = r.commands;
   if (c) {
@@ -206,6 +211,8 @@ export function formatTable(r: Results, env: Environment): string {
       r.throughput.map((x) => `${x.workload} ${pct(x.termhostMachineBusy)} / ${pct(x.tmuxMachineBusy)}`).join(', '),
     `termhost JS-side growth per idle session: V8 heap ${r.memory.termhostHeapPerSessionKiB.toFixed(1)} KiB, ` +
       `external (buffers, typed arrays) ${r.memory.termhostExternalPerSessionKiB.toFixed(1)} KiB`,
+    `CLI start-up p90: termhost ls ${fmt(r.startup.termhostLs.p90Ms)} ms, tmux ls ${fmt(r.startup.tmuxLs.p90Ms)} ms; ` +
+      `node -e 0 (the floor of any Node CLI) p50 ${fmt(r.startup.nodeFloor.p50Ms)} ms, p90 ${fmt(r.startup.nodeFloor.p90Ms)} ms`,
     `termhost snapshot p95: text after every row changed ${fmt(s.textFullChangeP95Us)} us, after a one-row change ` +
       `${fmt(s.textUncachedP95Us)} us, cached ${fmt(s.textCachedP95Us)} us; ` +
       `HTTP after a change ${fmt(s.httpUncachedP95Us)} us`,

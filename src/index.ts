@@ -1,24 +1,9 @@
 /**
  * The package's public entry: the typed client of a running daemon, the embeddable runtime, and the daemon itself.
  */
-export {
-  TermhostClient,
-  TermhostError,
-  parseAddress,
-  type ClientOptions,
-  type Screen,
-  type ScreenChanges,
-  type SessionInfo,
-  type SessionRecord,
-  type SignalAnswer,
-  type InputItem,
-  type WaitRequest,
-  type WaitResult,
-  type RuntimeEvent,
-  type Lease,
-} from './client/TermhostClient.js';
-export { EventStream, type EventStreamOptions } from './client/EventStream.js';
-export { AttachClient, type AttachEvent, type AttachOptions } from './client/AttachClient.js';
+// The client (also its own entry, termhost/client), with AttachClient as a value here: that entry exports only its type.
+export * from './client/index.js';
+export { AttachClient } from './client/AttachClient.js';
 export {
   Runtime,
   type RuntimeOptions,

@@ -4,25 +4,26 @@
  *   PTY bytes -> core (emulator, seq, ring) -> server routes -> clients
  *   requests  -> server (auth, schemas) -> core input encoding -> the session's write queue -> PTY
  */
-import fs from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Runtime, type SessionManager } from './core/index.js';
 import { TokenStore } from './server/TokenStore.js';
 import { UiLogins } from './server/UiLogins.js';
 import { Store } from './store/Store.js';
 import { buildServer, type ServerOptions } from './server/app.js';
-import { isLoopbackHost, hostOnly } from './server/auth.js';
-import { defaultStateDir, ensureStateDir, loadOrCreateToken } from './config.js';
+import { hostOnly } from './server/auth.js';
+import { DaemonFile, listenOn, planBind } from './server/listen.js';
+import { DAEMON_DEFAULTS, defaultStateDir, ensureStateDir, loadOrCreateToken, tokenPath } from './config.js';
+import { VERSION } from './version.js';
 
 export interface DaemonOptions {
-  /** "host:port"; default 127.0.0.1:7070. Port 0 picks a free port. */
+  /** "host:port"; default DAEMON_DEFAULTS.listen. Port 0 picks a free port. Every default is in DAEMON_DEFAULTS. */
   listen?: string;
   /** Listen on a unix socket instead of TCP. */
   unix?: string;
   /** Bearer token; generated and stored in the state dir when absent. */
   token?: string;
+  /** The file `token` was read from (`serve --token-file`), named in daemon.json so clients on this machine find it. */
+  tokenFile?: string;
   stateDir?: string;
   allowedHosts?: string[];
   /** Exact browser origins allowed to attach besides the daemon's own. */
@@ -33,7 +34,7 @@ export interface DaemonOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /** Running sessions at once; exited ones do not count. */
   maxSessions?: number;
-  /** How long an exited session stays readable before it is freed (default 1 h). */
+  /** How long an exited session stays readable before it is freed. */
   exitedTtlMs?: number;
   /** Caps on sockets, attach sockets, event streams and waits open at once, and the header and request timeouts (see CONNECTION_LIMITS in server/app.ts). */
   connections?: ServerOptions['connections'];
@@ -66,117 +67,65 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-/**
- * A socket left by a daemon that died is replaced. A socket a live daemon still answers on is not taken over, and any
- * other kind of file at that path is never deleted.
- */
-async function removeStaleSocket(file: string): Promise<void> {
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(file);
-  } catch {
-    return; // nothing there
-  }
-  if (!st.isSocket()) throw new Error(`${file} exists and is not a socket; refusing to replace it`);
-  const live = await new Promise<boolean>((resolve) => {
-    const probe = net.connect({ path: file }, () => (probe.destroy(), resolve(true)));
-    probe.on('error', () => resolve(false));
-  });
-  if (live) throw new Error(`another daemon is listening on ${file}; stop it first or choose another --unix path`);
-  fs.rmSync(file);
-}
-
-/** The socket's directory must be ours alone (0700): create it so, and refuse one that others can enter. */
-function privateSocketDir(dir: string): void {
-  if (!fs.existsSync(dir)) ensureStateDir(dir);
-  const st = fs.statSync(dir);
-  if ((st.mode & 0o077) !== 0 || (typeof process.getuid === 'function' && st.uid !== process.getuid())) {
-    throw new Error(`socket directory ${dir} must be owned by you with mode 0700; choose a private directory`);
-  }
-}
-
 export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
+  const D = DAEMON_DEFAULTS;
   const stateDir = opts.stateDir ?? defaultStateDir();
-  const listen = opts.listen ?? '127.0.0.1:7070';
-  const colon = listen.lastIndexOf(':');
-  const host = hostOnly(listen.slice(0, colon)) || '127.0.0.1';
-  const port = Number(listen.slice(colon + 1));
-  if (!opts.unix && !isLoopbackHost(host) && !opts.token) {
-    throw new Error(`refusing to listen on non-loopback address ${host} without an explicit --token`);
-  }
-  if (opts.unix) {
-    // Refuse a bad socket path before anything is started.
-    privateSocketDir(path.dirname(path.resolve(opts.unix)));
-    await removeStaleSocket(opts.unix);
-  }
+  // Refuse a bad address or socket path before anything is started.
+  const bind = await planBind({ listen: opts.listen ?? D.listen, unix: opts.unix, explicitToken: opts.token !== undefined });
   const token = opts.token ?? loadOrCreateToken(stateDir);
   ensureStateDir(stateDir);
-  const tokens = new TokenStore(token, stateDir);
-  const uiLogins = new UiLogins(tokens, { stateDir, daemonToken: token });
-  const store = new Store({
-    stateDir,
-    retentionDays: opts.transcriptRetentionDays,
-    transcripts: opts.transcripts,
-    batchMs: opts.transcriptBatchMs,
+  // Before the store opens: a second daemon on this state dir stops here, naming the first.
+  const daemonFile = DaemonFile.claim(stateDir, {
+    version: VERSION,
+    token_file: opts.token === undefined ? tokenPath(stateDir) : (opts.tokenFile ?? null),
   });
-  const runtime = new Runtime({
-    baseEnv: opts.baseEnv,
-    idInUse: (id) => store.hasRecord(id),
-    maxSessions: opts.maxSessions,
-    exitedTtlMs: opts.exitedTtlMs,
-    inputPolicy: opts.requireLeases ? 'lease' : 'auto',
-    secretDetect: opts.secretDetect,
-    eventBacklog: opts.eventBacklog,
-  });
-  store.follow(runtime);
-  // Host headers are compared lower-cased and without a port, so configured names are normalised the same way.
-  const allowedHosts = (opts.allowedHosts ?? []).map((h) => hostOnly(h));
-  const unspecified = host === '0.0.0.0' || host === '::';
-  if (!opts.unix && !isLoopbackHost(host) && !unspecified) allowedHosts.push(host);
-  const app = await buildServer({
-    runtime,
-    tokens,
-    store,
-    heartbeatMs: opts.heartbeatMs,
-    allowedHosts,
-    allowedOrigins: opts.allowedOrigins,
-    attach: opts.attach,
-    connections: opts.connections,
-    logger: opts.logger,
-    uiLogins,
-  });
-
-  const close = async () => {
-    await runtime.close();
-    await app.close();
-    await store.close();
-    uiLogins.dispose();
-  };
-  let address: string;
+  let app: FastifyInstance | undefined;
+  let close = async () => daemonFile.release();
   try {
-    if (opts.unix) {
-      await app.listen({ path: opts.unix });
-      fs.chmodSync(opts.unix, 0o600);
-      address = `unix:${path.resolve(opts.unix)}`;
-    } else {
-      await app.listen({ host, port });
-      const bound = app.server.address();
-      const boundPort = typeof bound === 'object' && bound ? bound.port : port;
-      address = `${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
-    }
+    const tokens = new TokenStore(token, stateDir);
+    const uiLogins = new UiLogins(tokens, { stateDir, daemonToken: token });
+    const store = new Store({
+      stateDir,
+      retentionDays: opts.transcriptRetentionDays ?? D.transcriptRetentionDays,
+      transcripts: opts.transcripts ?? D.transcripts,
+      batchMs: opts.transcriptBatchMs ?? D.transcriptBatchMs,
+    });
+    const runtime = new Runtime({
+      baseEnv: opts.baseEnv,
+      idInUse: (id) => store.hasRecord(id),
+      maxSessions: opts.maxSessions ?? D.maxSessions,
+      exitedTtlMs: opts.exitedTtlMs ?? D.exitedTtlMs,
+      inputPolicy: (opts.requireLeases ?? D.requireLeases) ? 'lease' : 'auto',
+      secretDetect: opts.secretDetect ?? D.secretDetect,
+      eventBacklog: opts.eventBacklog ?? D.eventBacklog,
+    });
+    store.follow(runtime);
+    close = async () => {
+      daemonFile.release(); // first: from here on no client should be sent to this daemon
+      await runtime.close();
+      await app?.close();
+      await store.close();
+      uiLogins.dispose();
+    };
+    // Host headers are compared lower-cased and without a port, so configured names are normalised the same way.
+    const allowedHosts = [...(opts.allowedHosts ?? []).map((h) => hostOnly(h)), ...bind.hostAliases];
+    app = await buildServer({
+      runtime,
+      tokens,
+      store,
+      heartbeatMs: opts.heartbeatMs ?? D.heartbeatMs,
+      allowedHosts,
+      allowedOrigins: opts.allowedOrigins,
+      attach: opts.attach,
+      connections: opts.connections,
+      logger: opts.logger,
+      uiLogins,
+    });
+    const address = await listenOn(app, bind);
+    daemonFile.publish(address);
+    return { app, runtime, manager: runtime.sessions, tokens, store, address, token, close };
   } catch (err) {
-    await close(); // a port in use must not leave the store's worker running
+    await close(); // a port in use must not leave the store's worker running, nor daemon.json behind
     throw err;
   }
-
-  return {
-    app,
-    runtime,
-    manager: runtime.sessions,
-    tokens,
-    store,
-    address,
-    token,
-    close,
-  };
 }

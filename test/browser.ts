@@ -41,8 +41,19 @@ export interface Person {
 }
 
 /** A person opens the link `termhost ui` printed, in a browser of their own. */
-export async function signIn(browser: Browser, d: { address: string; token: string }, args: string[] = [], opts: { blockXterm?: boolean } = {}): Promise<Person> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 720 }, acceptDownloads: true });
+export interface SignInOptions {
+  blockXterm?: boolean;
+  viewport?: { width: number; height: number };
+  /** The display's device pixel ratio (1 unless given). */
+  deviceScaleFactor?: number;
+}
+
+export async function signIn(browser: Browser, d: { address: string; token: string }, args: string[] = [], opts: SignInOptions = {}): Promise<Person> {
+  const context = await browser.newContext({
+    viewport: opts.viewport ?? { width: 1200, height: 720 },
+    deviceScaleFactor: opts.deviceScaleFactor ?? 1,
+    acceptDownloads: true,
+  });
   if (opts.blockXterm) await context.route('**/ui/assets/xterm.js', (route) => route.abort());
   const requests: string[] = [];
   context.on('request', (r) => requests.push(r.url()));
@@ -123,4 +134,60 @@ export function uiTestbed(use: (bed: UiTestbed) => void): void {
     await bed?.d.stop();
     await assertNoLeaks();
   });
+}
+
+export interface Pixels {
+  /** In device pixels. */
+  width: number;
+  height: number;
+  /** Device pixels per CSS pixel. */
+  dpr: number;
+  /** RGBA, row by row. */
+  data: number[];
+  /** The pixel at device coordinates, as [r, g, b]. */
+  at(x: number, y: number): [number, number, number];
+}
+
+/**
+ * What the display shows in a region of the page (CSS pixels), at device resolution: a real screenshot, decoded by
+ * the browser itself (createImageBitmap takes a Blob, so the page's CSP does not come into it).
+ */
+export async function pagePixels(page: Page, region: { x: number; y: number; width: number; height: number }): Promise<Pixels> {
+  const png = await page.screenshot({ clip: region, scale: 'device' });
+  const { width, height, data, dpr } = await page.evaluate(async (b64) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const bmp = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+    const ctx = new OffscreenCanvas(bmp.width, bmp.height).getContext('2d')!;
+    ctx.drawImage(bmp, 0, 0);
+    return { width: bmp.width, height: bmp.height, data: Array.from(ctx.getImageData(0, 0, bmp.width, bmp.height).data), dpr: devicePixelRatio };
+  }, png.toString('base64'));
+  return {
+    width,
+    height,
+    dpr,
+    data,
+    at: (x, y) => {
+      const i = (y * width + x) * 4;
+      return [data[i]!, data[i + 1]!, data[i + 2]!];
+    },
+  };
+}
+
+/** Wait until the pane's terminal area has kept one size for this long: nothing left for a resize handler to do. */
+export async function waitPaneStable(page: Page, forMs: number, timeout = 10_000): Promise<void> {
+  await page.waitForFunction(
+    (ms) => {
+      const host = document.querySelector('.term-host') as HTMLElement | null;
+      if (!host) return false;
+      const w = window as unknown as { __paneSize?: string; __paneSince?: number };
+      const size = `${host.clientWidth}x${host.clientHeight}`;
+      if (w.__paneSize !== size) {
+        w.__paneSize = size;
+        w.__paneSince = performance.now();
+      }
+      return performance.now() - w.__paneSince! >= ms;
+    },
+    forMs,
+    { timeout, polling: 50 },
+  );
 }

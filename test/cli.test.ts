@@ -54,7 +54,7 @@ test('new, send, wait, screen, scrollback, resize, ls, signal and kill', async (
   assert.equal((await run('resize', id, '90x20')).out.trim(), '90x20');
   assert.equal((await d.client.getSession(id)).cols, 90);
   const ls = await run('ls');
-  assert.match(ls.out, new RegExp(`^${id}\\t\\d+\\t90x20\\trunning\\tbash --norc --noprofile\\twho=cli$`, 'm'));
+  assert.match(ls.out, new RegExp(`^${id}\\t-\\t\\d+\\t90x20\\trunning\\tbash --norc --noprofile\\twho=cli$`, 'm'));
   assert.equal((await run('send', id, 'for i in $(seq 1 30); do echo s$i; done', 'Enter')).code, 0);
   await waitText(d, id, 's30');
   assert.match((await run('scrollback', id, '-n', '2')).out, /^s\d+\ns\d+\n$/);

@@ -3,7 +3,7 @@
  * with deadlines (never sleeps).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -296,4 +296,43 @@ export async function endSecretWindow(client: TermhostClient, id: string): Promi
       await new Promise((r) => setTimeout(r, Math.max(10, Number(err.body?.retry_after_ms ?? 50))));
     }
   }
+}
+
+/** The built CLI, run as a user runs it. */
+export const BIN = path.join(ROOT, 'dist', 'cli', 'main.js');
+
+export interface BinResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run `termhost ARGS` as a subprocess, with a clean environment: no TERMHOST_* from the test run, and a throwaway
+ * XDG_STATE_HOME and HOME unless `env` says otherwise, so nothing reads or writes the real state dir.
+ */
+export function runBin(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number } = {}): Promise<BinResult> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-bin-'));
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_STATE_HOME: path.join(home, 'state'), LANG: 'C.UTF-8' };
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return new Promise((resolve, reject) => {
+    // Not in `home`: it is removed when the CLI exits, and a session the CLI started there may not have entered it yet.
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd ?? os.tmpdir(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 5 });
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
 }

@@ -153,7 +153,8 @@ test('/openapi.json is OpenAPI 3.1 and lists every route with its errors', async
 test('a unix socket is created 0600 in a 0700 directory and serves the API', async () => {
   const dir = path.join(d.stateDir, 'sock');
   const sock = path.join(dir, 'termhost.sock');
-  const daemon = await startDaemon({ unix: sock, stateDir: d.stateDir, token: 'unix-token' });
+  // A state dir of its own: the test daemon holds d.stateDir (one daemon per state dir).
+  const daemon = await startDaemon({ unix: sock, stateDir: path.join(d.stateDir, 'unix-state'), token: 'unix-token' });
   try {
     assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
     assert.equal(fs.statSync(sock).mode & 0o777, 0o600);
@@ -163,7 +164,7 @@ test('a unix socket is created 0600 in a 0700 directory and serves the API', asy
   } finally {
     await daemon.close();
   }
-  await assert.rejects(startDaemon({ unix: path.join(fs.mkdtempSync('/tmp/th-open-'), 'x', '..', 'y.sock'), stateDir: d.stateDir, token: 't' }).then(async (x) => {
+  await assert.rejects(startDaemon({ unix: path.join(fs.mkdtempSync('/tmp/th-open-'), 'x', '..', 'y.sock'), stateDir: path.join(d.stateDir, 'unix-state-2'), token: 't' }).then(async (x) => {
     await x.close();
     throw new Error('should not start');
   }), /must be owned by you with mode 0700|should not start/);
@@ -242,9 +243,9 @@ test('--unix does not take over a socket a live daemon answers on', async () => 
   const dir = fs.mkdtempSync(path.join(d.stateDir, 'live-'));
   fs.chmodSync(dir, 0o700);
   const sock = path.join(dir, 's.sock');
-  const first = await startDaemon({ unix: sock, stateDir: d.stateDir, token: 't1' });
+  const first = await startDaemon({ unix: sock, stateDir: path.join(dir, 'state1'), token: 't1' });
   try {
-    await assert.rejects(startDaemon({ unix: sock, stateDir: d.stateDir, token: 't2' }), /another daemon is listening/);
+    await assert.rejects(startDaemon({ unix: sock, stateDir: path.join(dir, 'state2'), token: 't2' }), /another daemon is listening/);
   } finally {
     await first.close();
   }

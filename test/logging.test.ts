@@ -102,5 +102,5 @@ test('a wrong --log-format is a usage error', async () => {
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const codeNum = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   assert.equal(codeNum, 2);
-  assert.match(err, /--log-format is text or json/);
+  assert.match(err, /--log-format must be one of text, json, got "pretty"/);
 });

@@ -12,7 +12,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { TermhostClient } from '../src/client/TermhostClient.js';
-import { ROOT, assertNoLeaks, rawRequest, startTestDaemon, until, type TestDaemon } from './helpers.js';
+import { startDaemon, type Daemon } from '../src/main.js';
+import { ROOT, assertNoLeaks, rawRequest, runBin, startTestDaemon, until, type TestDaemon } from './helpers.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, any> };
 
@@ -236,6 +237,88 @@ describe('over stdio: termhost mcp against a running daemon (TERMHOST_ADDR, TERM
     const created = await ok(client, 'session_create', { command: ['pwd'] });
     assert.notEqual(created.structuredContent!.cwd, dir, 'only --embedded uses the MCP server\'s own directory');
     await ok(client, 'session_kill', { session: created.structuredContent!.id });
+  });
+});
+
+describe('termhost mcp against a daemon, with no token given: an agent, never the admin', () => {
+  let xdg: string;
+  let daemon: Daemon;
+  let admin: TermhostClient;
+  before(async () => {
+    // The daemon as `termhost serve` runs it by default: a generated token in the state dir, found through daemon.json.
+    xdg = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-mcp-agent-'));
+    daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir: path.join(xdg, 'termhost') });
+    admin = new TermhostClient({ address: daemon.address, token: daemon.token });
+  });
+  after(async () => {
+    admin.close();
+    await daemon.close();
+    fs.rmSync(xdg, { recursive: true, force: true });
+  });
+
+  /** `termhost mcp` as an MCP client config starts it: no TERMHOST_* at all. */
+  async function connect(): Promise<{ client: Client; stderr: () => string }> {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(ROOT, 'dist/cli/main.js'), 'mcp'],
+      cwd: xdg,
+      stderr: 'pipe',
+      env: { PATH: process.env.PATH ?? '', HOME: xdg, XDG_STATE_HOME: xdg },
+    });
+    let err = '';
+    transport.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    const client = new Client({ name: 'test-agent', version: '0' });
+    await client.connect(transport);
+    return { client, stderr: () => err };
+  }
+
+  async function createdBy(client: Client): Promise<unknown> {
+    const created = await ok(client, 'session_create', { command: ['true'] });
+    const id = created.structuredContent!.id as string;
+    await admin.wait(id, { exit: true, timeout_ms: 10_000 });
+    await admin.deleteSession(id);
+    return created.structuredContent!.created_by;
+  }
+
+  test('the first run creates a named agent token, stored 0600 in the state dir; the next run reuses it', async () => {
+    const first = await connect();
+    assert.deepEqual(await createdBy(first.client), { name: 'mcp', kind: 'agent' });
+    const file = path.join(xdg, 'termhost', 'agent-tokens', 'mcp');
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.match(first.stderr(), /created the agent token "mcp" for this MCP server and stored it in .*agent-tokens\/mcp/);
+    await first.client.close();
+
+    const second = await connect();
+    assert.deepEqual(await createdBy(second.client), { name: 'mcp', kind: 'agent' });
+    assert.doesNotMatch(second.stderr(), /created/);
+    await second.client.close();
+    assert.deepEqual((await admin.listTokens()).map((t) => `${t.name}:${t.role}`).sort(), ['admin:admin', 'mcp:agent'], 'one token, reused');
+  });
+
+  test('an agent cannot preempt another agent\'s exclusive lease, as the admin could', async () => {
+    const { client } = await connect();
+    const other = await admin.createToken('other-agent', 'agent');
+    const otherClient = new TermhostClient({ address: daemon.address, token: other.token });
+    const s = await admin.createSession({ command: ['cat'] });
+    await otherClient.acquireLease(s.id, 'exclusive', 60_000);
+    const refused = await call(client, 'send', { session: s.id, input: [{ text: 'x' }] });
+    assert.equal(refused.isError, true);
+    assert.equal(refused.structuredContent!.code, 'lease_held');
+    otherClient.close();
+    await client.close();
+    await admin.deleteSession(s.id, 'KILL');
+  });
+
+  test('when it cannot get an agent token it refuses, with what to do; it never falls back to the admin', async () => {
+    const noTokenFile = await startTestDaemon(); // started with an explicit token: there is no admin token file to use
+    try {
+      const r = await runBin(['mcp', '--state-dir', noTokenFile.stateDir]);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /^termhost mcp: cannot create an agent token for this MCP server \(.*\[?unauthorized|^termhost mcp: cannot create an agent token/);
+      assert.match(r.stderr, /termhost token create --name mcp --role agent/);
+    } finally {
+      await noTokenFile.stop();
+    }
   });
 });
 

@@ -106,6 +106,7 @@ try {
   await page.keyboard.type('grep -n "def resize" src/*.py');
   await page.keyboard.press('Enter');
   await page.locator('.notice', { hasText: 'You took over input' }).waitFor();
+  await waitTerminal(page, 'def resize(session, cols, rows)');
   await page.screenshot({ path: path.join(OUT, 'ui-pane.png') });
 
   // An agent runs an install that asks for a password: the detector opens a secret-input window.

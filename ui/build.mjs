@@ -30,6 +30,8 @@ await esbuild.build({
   minify: true,
   sourcemap: false,
   entryNames: '[name]',
+  assetNames: '[name]',
+  loader: { '.woff2': 'file' },
   chunkNames: 'chunk-[hash]',
   legalComments: 'none',
   logLevel: 'warning',

@@ -1,24 +1,36 @@
-/** What every client command needs: a client aimed at the daemon, from flags, the environment, or the state dir. */
-import { TermhostClient } from '../client/TermhostClient.js';
-import { DEFAULT_LISTEN, defaultStateDir, readToken } from '../config.js';
-import type { Parsed } from './args.js';
+/**
+ * What client commands share: the output streams, and a client aimed at the daemon from the flags, the environment
+ * or the state dir (client/address.ts has the order). The client module is imported on first use, so a command that
+ * talks to no daemon never loads it.
+ */
+import fs from 'node:fs';
+import type { TermhostClient } from '../client/TermhostClient.js';
+import { UsageError, type Parsed } from './args.js';
 
 export interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
+  /** Is standard output a terminal? Tables get a header only there. Default false (tests, pipes). */
+  outIsTTY?: boolean;
+  /** Standard input, for `send ID -`. */
+  stdin?: NodeJS.ReadableStream;
 }
 
-export function clientFrom(parsed: Parsed): TermhostClient {
+export async function clientFrom(parsed: Parsed): Promise<TermhostClient> {
+  const { TermhostClient } = await import('../client/TermhostClient.js');
   const f = parsed.flags;
-  const address = (f.addr as string | undefined) ?? process.env.TERMHOST_ADDR ?? DEFAULT_LISTEN;
-  const stateDir = (f['state-dir'] as string | undefined) ?? defaultStateDir();
-  const token = (f.token as string | undefined) ?? process.env.TERMHOST_TOKEN ?? readToken(stateDir);
-  return new TermhostClient({ address, token });
+  // One process, a request or two: a connection per request beats loading a pool (see client/transport.ts).
+  return new TermhostClient({
+    address: f.addr as string | undefined,
+    token: f.token as string | undefined,
+    stateDir: f['state-dir'] as string | undefined,
+    transport: 'once',
+  });
 }
 
 /** Run `fn` with a client for this command's flags, and release the client's sockets however it ends. */
 export async function withClient<T>(parsed: Parsed, fn: (client: TermhostClient) => Promise<T>): Promise<T> {
-  const client = clientFrom(parsed);
+  const client = await clientFrom(parsed);
   try {
     return await fn(client);
   } finally {
@@ -26,7 +38,42 @@ export async function withClient<T>(parsed: Parsed, fn: (client: TermhostClient)
   }
 }
 
+/** A token from a file named by a flag: its first line. A file others can read is worth a warning, not a refusal. */
+export function tokenFromFile(file: string, flag: string, warn: (s: string) => void): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read --${flag}: ${(err as Error).message}`);
+  }
+  const token = text.split('\n')[0]!.trim();
+  if (!token) throw new UsageError(`--${flag} ${file} is empty`);
+  if ((fs.statSync(file).mode & 0o077) !== 0) warn(`warning: ${file} can be read by others; chmod 600 it\n`);
+  return token;
+}
+
+/** Print `value` as JSON, the `--json` form of every command. */
+export function printJson(io: Io, value: unknown): void {
+  io.out(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * Rows as tab-separated lines; on a terminal the header comes first. Fields never contain a tab or a newline (they
+ * are replaced by spaces), so `cut -f` and `while read` see one row per line.
+ */
+export function printTable(io: Io, header: string[], rows: string[][]): void {
+  const clean = (s: string) => s.replace(/[\t\r\n]/g, ' ');
+  const lines = rows.map((r) => r.map(clean).join('\t'));
+  if (io.outIsTTY) lines.unshift(header.join('\t'));
+  io.out(lines.map((l) => `${l}\n`).join(''));
+}
+
 export const stdio: Io = {
   out: (s) => process.stdout.write(s),
   err: (s) => process.stderr.write(s),
+  outIsTTY: process.stdout.isTTY === true,
+  // A getter: touching process.stdin opens it, which a command that never reads it should not pay for.
+  get stdin() {
+    return process.stdin;
+  },
 };

@@ -4,7 +4,8 @@
  */
 import WebSocket from 'ws';
 import { decodeServerFrame, BinaryTag, type AuthFrame, type ServerFrame } from '../protocol/attach.js';
-import type { Address } from './TermhostClient.js';
+import { formatAddress, type Address } from './address.js';
+import { errorFromAnswer } from './errors.js';
 
 export interface AttachOptions extends Omit<AuthFrame, 'kind'> {
   address: Address;
@@ -24,7 +25,7 @@ export class AttachClient implements AsyncIterable<AttachEvent> {
   private done = false;
 
   constructor(opts: AttachOptions) {
-    const base = opts.address.kind === 'unix' ? `ws+unix://${opts.address.path}:` : `ws://${opts.address.host.includes(':') ? `[${opts.address.host}]` : opts.address.host}:${opts.address.port}`;
+    const base = opts.address.kind === 'unix' ? `ws+unix://${opts.address.path}:` : `ws://${formatAddress(opts.address)}`;
     const headers: Record<string, string> = {};
     if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
     if (opts.origin) headers.origin = opts.origin;
@@ -43,12 +44,8 @@ export class AttachClient implements AsyncIterable<AttachEvent> {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        let reason = `HTTP ${res.statusCode}`;
-        try {
-          reason = `HTTP ${res.statusCode}: ${(JSON.parse(Buffer.concat(chunks).toString()) as { error: string }).error}`;
-        } catch {
-          /* not our JSON error shape; the status says enough */
-        }
+        const err = errorFromAnswer(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'));
+        const reason = err.message === `HTTP ${err.status}` ? err.message : `HTTP ${err.status}: ${err.message}`;
         this.finish(res.statusCode ?? 0, reason);
       });
     });

@@ -6,7 +6,8 @@
  */
 import http from 'node:http';
 import type { RuntimeEvent } from '../protocol/events.js';
-import { TermhostError, type Address } from './TermhostClient.js';
+import type { Address } from './address.js';
+import { errorFromAnswer, type TermhostError } from './errors.js';
 
 export interface EventStreamOptions {
   address: Address;
@@ -127,19 +128,7 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
     res.on('data', (c: Buffer) => chunks.push(c));
     res.on('end', () => {
       const status = res.statusCode ?? 0;
-      let b: Record<string, unknown> = {};
-      try {
-        b = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      } catch {
-        /* not our error shape */
-      }
-      const err = new TermhostError(
-        typeof b.error === 'string' ? b.error : `HTTP ${status}`,
-        typeof b.code === 'string' ? b.code : 'http_error',
-        status,
-        b.retryable === true,
-        b,
-      );
+      const err = errorFromAnswer(status, Buffer.concat(chunks).toString('utf8'));
       // Server trouble (5xx) may pass; a refusal will not.
       if (status >= 500) return this.retry();
       this.failure = err;

@@ -2,7 +2,6 @@
  * The typed client of the HTTP API v1, over TCP or a unix socket. The CLI uses it; so can anyone's code.
  * Types come from the same schemas the server validates with.
  */
-import { Pool, errors as undiciErrors } from 'undici';
 import type { Static } from '@sinclair/typebox';
 import type {
   AttachTokenSchema,
@@ -24,8 +23,11 @@ import type {
   WaitRequest,
   WaitResult,
 } from '../protocol/http.js';
-import { AttachClient, type AttachOptions } from './AttachClient.js';
+import type { AttachClient, AttachOptions } from './AttachClient.js';
 import { EventStream } from './EventStream.js';
+import { errorFromAnswer, TermhostError } from './errors.js';
+import { resolveTarget, noDaemonMessage, unreachableError, type Address, type Target } from './address.js';
+import { makeTransport, NetworkFailure, type Transport, type TransportKind } from './transport.js';
 import type { LoginCode, LoginCodeRequest } from '../protocol/ui.js';
 
 export type Lease = Static<typeof LeaseSchema>;
@@ -44,54 +46,39 @@ export interface RunOptions {
 }
 export type { RuntimeEvent } from '../protocol/events.js';
 
-export class TermhostError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-    readonly status: number,
-    readonly retryable: boolean,
-    readonly body: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'TermhostError';
-  }
-}
-
-export type Address = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
-
-/** "host:port", "[::1]:port", "port" or "unix:/path". */
-export function parseAddress(addr: string): Address {
-  if (addr.startsWith('unix:')) return { kind: 'unix', path: addr.slice(5) };
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(addr) ?? /^()()(\d+)$/.exec(addr);
-  if (!m) throw new TermhostError(`cannot parse address "${addr}"; use host:port or unix:/path`, 'invalid_address', 0, false);
-  return { kind: 'tcp', host: m[1] || m[2] || '127.0.0.1', port: Number(m[3]) };
-}
+export { TermhostError } from './errors.js';
+export { parseAddress, formatAddress, type Address } from './address.js';
 
 export interface ClientOptions {
-  /** Defaults to $TERMHOST_ADDR, else 127.0.0.1:7070. */
+  /** Default: $TERMHOST_ADDR, else the daemon that `<stateDir>/daemon.json` names. */
   address?: string | Address;
-  /** Defaults to $TERMHOST_TOKEN. */
+  /** Default: $TERMHOST_TOKEN, else the token file of that daemon, else `<stateDir>/token`. */
   token?: string;
+  /** Where to look for daemon.json and the token file; default $XDG_STATE_HOME/termhost (~/.local/state/termhost). */
+  stateDir?: string;
+  /**
+   * `pool` (default): keep-alive connections, the least cost per request. `once`: a connection per request and
+   * nothing extra to load, for a process that makes a request or two and exits.
+   */
+  transport?: TransportKind;
 }
 
 export class TermhostClient {
+  /** The daemon's address; when none was found this is the default one, and every request fails with `no_daemon`. */
   readonly address: Address;
   readonly token: string | undefined;
-  /** undici's keep-alive pool: far less per-request overhead than node:http, which matters for keystroke latency. */
-  private readonly pool: Pool;
+  /** How the address and token were found (see client/address.ts). */
+  readonly target: Target;
+  private readonly transport: Transport;
   /** The same on every request: built once. */
   private readonly headers: Record<string, string>;
   private readonly jsonHeaders: Record<string, string>;
 
   constructor(opts: ClientOptions = {}) {
-    const addr = opts.address ?? process.env.TERMHOST_ADDR ?? '127.0.0.1:7070';
-    this.address = typeof addr === 'string' ? parseAddress(addr) : addr;
-    this.token = opts.token ?? process.env.TERMHOST_TOKEN;
-    const a = this.address;
-    this.pool =
-      a.kind === 'unix'
-        ? new Pool('http://localhost', { socketPath: a.path, connections: 8 })
-        : new Pool(`http://${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`, { connections: 8 });
+    this.target = resolveTarget(opts);
+    this.address = this.target.address ?? { kind: 'tcp', host: '127.0.0.1', port: 7070 };
+    this.token = this.target.token;
+    this.transport = makeTransport(opts.transport ?? 'pool', this.address);
     this.headers = { accept: 'application/json' };
     if (this.token) this.headers.authorization = `Bearer ${this.token}`;
     this.jsonHeaders = { ...this.headers, 'content-type': 'application/json' };
@@ -99,7 +86,7 @@ export class TermhostClient {
 
   /** Release pooled keep-alive connections. */
   close(): void {
-    void this.pool.destroy().catch(() => {});
+    this.transport.close();
   }
 
   health(): Promise<{ ok: boolean; version: string }> {
@@ -154,8 +141,10 @@ export class TermhostClient {
     return this.request('POST', `/v1/sessions/${enc(id)}/mouse`, event);
   }
 
-  screen(id: string, opts: { raw?: boolean; highlights?: boolean } = {}): Promise<Screen> {
-    const q = [opts.raw ? 'format=raw' : '', opts.highlights ? 'highlights=true' : ''].filter(Boolean).join('&');
+  /** `raw`: with styled ANSI that repaints it; `styled`: with each row as spans of text and style. */
+  screen(id: string, opts: { raw?: boolean; styled?: boolean; highlights?: boolean } = {}): Promise<Screen> {
+    const format = opts.raw ? 'format=raw' : opts.styled ? 'format=styled' : '';
+    const q = [format, opts.highlights ? 'highlights=true' : ''].filter(Boolean).join('&');
     return this.request('GET', `/v1/sessions/${enc(id)}/screen${q ? `?${q}` : ''}`);
   }
 
@@ -294,39 +283,27 @@ export class TermhostClient {
   async attach(id: string, opts: { role?: 'viewer' | 'driver' } & Omit<AttachOptions, 'address' | 'session' | 'token' | 'role' | 'bearer'> = {}): Promise<AttachClient> {
     const role = opts.role ?? 'viewer';
     const { token } = await this.mintAttachToken(id, role);
+    // Loaded here: ws and the frame codec are not needed by a client that never attaches.
+    const { AttachClient } = await import('./AttachClient.js');
     return new AttachClient({ ...opts, address: this.address, session: id, token, role });
   }
 
   /** One JSON request; non-2xx answers become a TermhostError carrying the server's code. */
   async request<T>(method: string, path: string, body?: unknown, text = false): Promise<T> {
+    if (!this.target.address) throw new TermhostError(noDaemonMessage(this.target.stateDir), 'no_daemon', 0, true);
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    let status: number;
-    let raw: string;
+    let answer;
     try {
-      const res = await this.pool.request({ method: method as 'GET', path, headers: payload === undefined ? this.headers : this.jsonHeaders, body: payload });
-      status = res.statusCode;
-      raw = await res.body.text();
+      answer = await this.transport.request(method, path, payload === undefined ? this.headers : this.jsonHeaders, payload);
     } catch (err) {
-      if (err instanceof undiciErrors.InvalidArgumentError) throw err; // a bug in the caller, not the network
-      const where = this.address.kind === 'unix' ? this.address.path : `${this.address.host}:${this.address.port}`;
-      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new TermhostError(`cannot reach termhost at ${where}: ${why}`, 'unreachable', 0, true);
+      if (err instanceof NetworkFailure) throw unreachableError(this.target, err.errno);
+      throw err;
     }
-    let parsed: unknown = undefined;
-    try {
-      parsed = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      parsed = undefined;
+    if (answer.status >= 200 && answer.status < 300) {
+      if (text) return answer.text as T;
+      return (answer.text ? JSON.parse(answer.text) : undefined) as T;
     }
-    if (status >= 200 && status < 300) return (text ? raw : parsed) as T;
-    const b = (parsed ?? {}) as Record<string, unknown>;
-    throw new TermhostError(
-      typeof b.error === 'string' ? b.error : `HTTP ${status}`,
-      typeof b.code === 'string' ? b.code : 'http_error',
-      status,
-      b.retryable === true,
-      b,
-    );
+    throw errorFromAnswer(answer.status, answer.text);
   }
 }
 

@@ -62,3 +62,12 @@ export const ENV_NAME_PATTERN = '^[^=\\u0000]+$';
 export const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9._-]{0,63}$';
 /** Session ids and names as they appear in a path. */
 export const SESSION_REF_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+
+/** Signals a client may send a session. */
+export const SIGNAL_NAMES = ['HUP', 'TERM', 'KILL', 'INT', 'QUIT', 'USR1', 'USR2'] as const;
+/** Roles of named tokens, least to most. */
+export const ROLE_NAMES = ['viewer', 'agent', 'human', 'admin'] as const;
+/** Mouse events, buttons and the modifiers held. */
+export const MOUSE_TYPES = ['press', 'release', 'click', 'move', 'drag', 'scroll'] as const;
+export const MOUSE_BUTTONS = ['left', 'middle', 'right', 'wheel-up', 'wheel-down', 'none'] as const;
+export const MOUSE_MODIFIERS = ['shift', 'alt', 'ctrl'] as const;

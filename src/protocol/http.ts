@@ -3,7 +3,19 @@
  * and client code, and generate /openapi.json. Field names are snake_case on the wire.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Bounds, ENV_NAME_PATTERN, LABEL_KEY_PATTERN, NAME_PATTERN, SESSION_REF_PATTERN, TERM_PATTERN } from './bounds.js';
+import {
+  Bounds,
+  ENV_NAME_PATTERN,
+  LABEL_KEY_PATTERN,
+  MOUSE_BUTTONS,
+  MOUSE_MODIFIERS,
+  MOUSE_TYPES,
+  NAME_PATTERN,
+  ROLE_NAMES,
+  SESSION_REF_PATTERN,
+  SIGNAL_NAMES,
+  TERM_PATTERN,
+} from './bounds.js';
 import { StyledRowsSchema } from './styled.js';
 
 /** A string enum as a plain JSON Schema `enum`, typed as the union of its values. */
@@ -230,13 +242,11 @@ export const InputBody = Type.Object(
 
 export const MouseBody = Type.Object(
   {
-    type: StringEnum(['press', 'release', 'click', 'move', 'drag', 'scroll']),
-    button: Type.Optional(
-      StringEnum(['left', 'middle', 'right', 'wheel-up', 'wheel-down', 'none']),
-    ),
+    type: StringEnum(MOUSE_TYPES),
+    button: Type.Optional(StringEnum(MOUSE_BUTTONS)),
     x: Type.Integer({ minimum: 0, description: '0-based column' }),
     y: Type.Integer({ minimum: 0, description: '0-based row' }),
-    modifiers: Type.Optional(Type.Array(StringEnum(['shift', 'alt', 'ctrl']), { maxItems: 3 })),
+    modifiers: Type.Optional(Type.Array(StringEnum(MOUSE_MODIFIERS), { maxItems: 3 })),
     lease_id: LeaseIdField,
   },
   { additionalProperties: false },
@@ -245,7 +255,7 @@ export type MouseRequest = Static<typeof MouseBody>;
 
 export const ResizeBody = Type.Object({ cols: Dimension('columns'), rows: Dimension('rows') }, { additionalProperties: false });
 
-export const SignalName = StringEnum(['HUP', 'TERM', 'KILL', 'INT', 'QUIT', 'USR1', 'USR2']);
+export const SignalName = StringEnum(SIGNAL_NAMES);
 export const SignalBody = Type.Object({ signal: SignalName }, { additionalProperties: false });
 
 /** Which process group a signal went to: the terminal's foreground group, as Ctrl-C would reach it. */
@@ -469,12 +479,12 @@ export const SecretActionBody = Type.Object(
 
 export const TokenInfoSchema = Type.Object({
   name: Type.String(),
-  role: StringEnum(['admin', 'human', 'agent', 'viewer']),
+  role: StringEnum(ROLE_NAMES),
   created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
 export const CreateTokenBody = Type.Object(
-  { name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }), role: StringEnum(['admin', 'human', 'agent', 'viewer']) },
+  { name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }), role: StringEnum(ROLE_NAMES) },
   { additionalProperties: false },
 );
 

@@ -46,7 +46,7 @@ export function toTermError(err: FastifyError | TermError | Error): TermError {
         index: Number(index[1]),
       });
     }
-    return new TermError('invalid_request', `${where} ${first?.message ?? 'is invalid'}`);
+    return new TermError('invalid_request', `${where} ${first?.message ?? 'is invalid'}`, validationDetail(fe.validationContext, first));
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -64,6 +64,21 @@ export function toTermError(err: FastifyError | TermError | Error): TermError {
   if (fe.statusCode === 413) return new TermError('body_too_large', 'the request body is larger than the 1 MiB limit');
   if (fe.statusCode === 404) return new TermError('not_found', err.message);
   return new TermError('internal', 'internal error; the daemon log has details');
+}
+
+/**
+ * Which field failed and how, for clients that speak to people in their own words (the CLI names the flag that
+ * filled the field): `in` (body, querystring, params), `field` (a JSON pointer), `constraint` (the JSON Schema
+ * keyword) and its `limit` or `allowed` values.
+ */
+function validationDetail(context: string | undefined, first: NonNullable<FastifyError['validation']>[number] | undefined): Record<string, unknown> {
+  if (!first) return {};
+  const params = (first.params ?? {}) as Record<string, unknown>;
+  const detail: Record<string, unknown> = { in: context ?? 'body', field: first.instancePath, constraint: first.keyword };
+  if (typeof params.limit === 'number') detail.limit = params.limit;
+  if (Array.isArray(params.allowedValues)) detail.allowed = params.allowedValues;
+  if (typeof params.type === 'string') detail.type = params.type;
+  return detail;
 }
 
 export function errorHandler(this: unknown, err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {

@@ -182,3 +182,12 @@ test('record fields: the command line is judged as the line it forms, labels as 
   const plain = { command: ['bash', '-l'], labels: { job: 'build' }, cwd: '/home/me' };
   assert.deepEqual(await redactRecordFields(plain), plain);
 });
+
+test('redacting leaves no performance marks behind (secretlint profiling is off: it would grow without bound)', async () => {
+  const { performance } = await import('node:perf_hooks');
+  performance.clearMarks();
+  const r = new StreamRedactor();
+  for (let i = 0; i < 20; i++) await r.push(`line ${i} ${GHP}\n`);
+  await r.end();
+  assert.equal(performance.getEntriesByType('mark').length, 0);
+});

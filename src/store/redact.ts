@@ -21,9 +21,10 @@ import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import { origin, project, type Projection } from './project.js';
 
-// secretlint records a performance mark per rule per call unless told not to: in a long-lived writer that grows
-// without bound (about 50 MB per 16 MiB of output), and termhost never reads the profile.
-secretLintProfiler.setEnabled(false);
+// secretlint records a performance mark per rule per call: in a long-lived writer that grows without bound (about
+// 50 MB per 16 MiB of output), and termhost never reads the profile. 12.0.0, the last release that supports Node 20,
+// has no switch for it (13 added setEnabled), so its one recording method is made a no-op: no mark, nothing kept.
+secretLintProfiler.mark = () => {};
 
 export const REDACTED = '[redacted secret]';
 /** Original text kept as context for matches that straddle two chunks. */

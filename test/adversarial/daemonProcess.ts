@@ -26,25 +26,36 @@ export async function startDaemonProcess(opts: { env?: Record<string, string>; s
   const token = crypto.randomBytes(16).toString('hex');
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'dist/cli/main.js'), 'serve', '--listen', '127.0.0.1:0', '--state-dir', stateDir, '--log-level', 'info'],
+    [path.join(ROOT, 'dist/cli/main.js'), 'serve', '--listen', '127.0.0.1:0', '--state-dir', stateDir, '--log-level', 'warn'],
     { env: { ...process.env, HOME: testHome(), TERMHOST_TOKEN: token, ...opts.env }, stdio: opts.stdio ?? ['ignore', 'ignore', 'pipe'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const address = await new Promise<string>((resolve, reject) => {
     let err = '';
     // Generous: a loaded machine (two cores, several test runs) can take many seconds to start Node and its imports.
-    const timer = setTimeout(() => reject(new Error(`the daemon did not start within ${START_TIMEOUT_MS} ms: ${err}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      clearInterval(poll);
+      reject(new Error(`the daemon did not start within ${START_TIMEOUT_MS} ms: ${err}`));
+    }, START_TIMEOUT_MS);
     child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (d: string) => {
-      err = (err + d).slice(-4096);
-      // The listen line of the daemon's own log (text format): "... listening at http://127.0.0.1:PORT".
-      const m = /listening at (?:https?:\/\/)?(\S+)/.exec(err);
-      if (m) {
+    child.stderr!.on('data', (d: string) => (err = (err + d).slice(-4096)));
+    // It says where it listens in <state dir>/daemon.json, as it does for every client on the machine.
+    const poll = setInterval(() => {
+      try {
+        const record = JSON.parse(fs.readFileSync(path.join(stateDir, 'daemon.json'), 'utf8')) as { pid: number; address: string };
+        if (record.pid !== child.pid || !record.address) return;
         clearTimeout(timer);
-        resolve(m[1]!);
+        clearInterval(poll);
+        resolve(record.address);
+      } catch {
+        /* not written yet */
       }
+    }, 20);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      reject(new Error(`the daemon exited (${code}) before listening: ${err}`));
     });
-    child.once('exit', (code) => reject(new Error(`the daemon exited (${code}) before listening: ${err}`)));
   }).catch(async (err: unknown) => {
     child.kill('SIGKILL');
     await exited;

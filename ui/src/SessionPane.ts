@@ -1,7 +1,11 @@
 /**
  * One session in the browser: attached live through the WebSocket protocol, or replayed from its transcript once it
- * is gone. Owns the pane's state machine (paneState.ts), the renderer, the socket, the resize debounce, the
- * controls, the secret-input banner and the lease display.
+ * is gone. Owns the pane's state machine (paneState.ts), the renderer, the socket, the controls, the secret-input
+ * banner and the lease display.
+ *
+ * The session's size belongs to the API, as in tmux: opening a session, or resizing the browser, never resizes it.
+ * The renderer draws the session at its own size (a smaller one with its edge in view, a larger one scrolling), and a
+ * driver may press "Fit to window" to make the session the pane's size, once, on purpose.
  *
  * The page keeps no terminal state between loads: each connect starts from the server's repaint, so a reload, a
  * reconnect or a restarted daemon all land on the screen the server has.
@@ -29,9 +33,8 @@ import type { TerminalView } from './terminalView.js';
 import { replayTranscript } from './transcript.js';
 import type { AnySession, AttachToken, Lease, Me, SignalAnswer } from './types.js';
 
-/** A driver's pane resizes the session only after the pane has held still this long. */
-export const RESIZE_DEBOUNCE_MS = 120;
-
+/** The pane's own size is looked at again (for what "Fit to window" would do) once it has held still this long. */
+const PANE_MEASURE_DEBOUNCE_MS = 100;
 
 export interface PaneContext {
   id: string;
@@ -51,10 +54,9 @@ export class SessionPane {
   private role: Role;
   private leases: Lease[] = [];
   private gotOutput = false;
-  private fitPending = false;
   /** Bumped by every connect and by dispose, so late answers to an abandoned attempt are ignored. */
   private generation = 0;
-  private resizeTimer: ReturnType<typeof setTimeout> | undefined;
+  private measureTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly cleanups: Array<() => void> = [];
   private readonly secret: SecretBanner;
 
@@ -67,6 +69,7 @@ export class SessionPane {
   private readonly noticesEl = h('div', { class: 'notices', 'aria-live': 'polite' });
   private readonly termHost = h('div', { class: 'term-host' });
   private readonly overlayEl = h('div', { class: 'overlay' });
+  private readonly termWrap = h('div', { class: 'term-wrap' }, this.termHost, this.overlayEl);
   private readonly footEl = h('div', { class: 'pane-foot' });
 
   constructor(
@@ -95,7 +98,7 @@ export class SessionPane {
       this.infoEl,
       this.secret.root,
       this.noticesEl,
-      h('div', { class: 'term-wrap' }, this.termHost, this.overlayEl),
+      this.termWrap,
       this.footEl,
     );
     this.cleanups.push(ctx.events.on((e) => this.onEvent(e)));
@@ -110,7 +113,8 @@ export class SessionPane {
       },
       true,
     );
-    const observer = new ResizeObserver(() => this.scheduleFit());
+    // The pane changing size changes only what "Fit to window" offers, never the session.
+    const observer = new ResizeObserver(() => this.scheduleMeasure());
     observer.observe(this.termHost);
     this.cleanups.push(() => observer.disconnect());
     this.renderAll();
@@ -160,7 +164,9 @@ export class SessionPane {
       return createDomView(this.termHost, () => this.fetchStyled());
     });
     view.onInput((data) => {
-      if (this.role === 'driver' && this.state.kind === 'attached') this.socket?.sendStdin(data);
+      if (this.role !== 'driver' || this.state.kind !== 'attached') return;
+      this.socket?.sendStdin(data);
+      this.revealCursor();
     });
     this.view = view;
     return view;
@@ -182,7 +188,6 @@ export class SessionPane {
         this.role = f.role;
         this.view?.resize(f.session.cols, f.session.rows);
         this.view?.setInputEnabled(f.role === 'driver');
-        this.fitPending = f.role === 'driver';
         if (f.seq > 0) this.gotOutput = true;
         this.setState({ kind: 'attached', role: f.role });
         if (f.role === 'driver') this.view?.focus();
@@ -192,7 +197,6 @@ export class SessionPane {
         this.view?.reset();
         this.view?.write(data);
         if (seq > 0) this.outputSeen();
-        this.fitNowIfPending();
       },
       stdout: (_seq, data) => {
         if (!live()) return;
@@ -204,12 +208,12 @@ export class SessionPane {
         this.view?.resize(cols, rows);
         if (this.info?.live) this.info = { ...this.info, cols, rows };
         this.renderInfo();
+        this.renderFit();
       },
       state: (s: SecretInput) => {
         if (!live()) return;
         this.secret.update(s);
         this.renderOverlay();
-        this.fitNowIfPending();
       },
       notice: (message, code) => {
         if (!live()) return;
@@ -267,24 +271,53 @@ export class SessionPane {
     this.renderAll();
   }
 
-  /** Resize follows the pane, for a driver only, and only once the pane has held still. */
-  private scheduleFit(): void {
-    clearTimeout(this.resizeTimer);
-    this.resizeTimer = setTimeout(() => this.fit(), RESIZE_DEBOUNCE_MS);
+  private scheduleMeasure(): void {
+    clearTimeout(this.measureTimer);
+    this.measureTimer = setTimeout(() => {
+      this.renderInfo();
+      this.renderFit();
+    }, PANE_MEASURE_DEBOUNCE_MS);
   }
 
-  private fitNowIfPending(): void {
-    if (!this.fitPending) return;
-    this.fitPending = false;
-    this.fit();
+  /** The size that would fill the pane, when a driver could ask for it. */
+  private paneFit(): { cols: number; rows: number } | undefined {
+    return this.view?.fitSize();
   }
 
-  private fit(): void {
+  /** "Fit to window": one resize, because a person asked. The server's `resized` frame then resizes the view. */
+  private fitToWindow(): void {
     if (this.role !== 'driver' || this.state.kind !== 'attached' || !this.view || !this.socket) return;
     const size = this.view.fitSize();
-    if (!size || (size.cols === this.view.cols && size.rows === this.view.rows)) return;
-    this.view.resize(size.cols, size.rows);
+    if (!size) return this.notice('The pane cannot be measured yet; try again in a moment.', 'warn');
+    if (size.cols === this.view.cols && size.rows === this.view.rows) return this.notice(`The session already fills this pane (${size.cols}×${size.rows}).`, 'info');
     this.socket.sendResize(size.cols, size.rows);
+    this.view.focus();
+  }
+
+  /** Whether the session is drawn smaller or larger than the pane: the CSS and the tests read it. */
+  private renderFit(): void {
+    const view = this.view;
+    const host = this.termHost;
+    const screen = host.firstElementChild as HTMLElement | null;
+    if (!view || !screen) return void delete this.termWrap.dataset.fit;
+    const larger = screen.offsetWidth > host.clientWidth || screen.offsetHeight > host.clientHeight;
+    const fit = this.paneFit();
+    this.termWrap.dataset.fit = larger ? 'larger' : fit && fit.cols === view.cols && fit.rows === view.rows ? 'fills' : 'smaller';
+  }
+
+  /**
+   * A session larger than the pane scrolls; typing brings the cursor into view, as a terminal's "scroll on
+   * keystroke" does, so the line being typed is never off screen.
+   */
+  private revealCursor(): void {
+    const r = this.view?.cursorRect();
+    if (!r) return;
+    const host = this.termHost.getBoundingClientRect();
+    const margin = 2 * r.width;
+    if (r.right + margin > host.right) this.termHost.scrollLeft += r.right + margin - host.right;
+    else if (r.left - margin < host.left) this.termHost.scrollLeft -= host.left - (r.left - margin);
+    if (r.bottom > host.bottom) this.termHost.scrollTop += r.bottom - host.bottom + r.height;
+    else if (r.top < host.top) this.termHost.scrollTop -= host.top - r.top + r.height;
   }
 
   private onEvent(e: RuntimeEvent): void {
@@ -391,6 +424,7 @@ export class SessionPane {
       leases: this.leases,
       gotOutput: this.gotOutput,
       secretActive: this.secret.active,
+      paneFit: this.state.kind === 'attached' ? this.paneFit() : undefined,
     };
   }
 
@@ -405,6 +439,7 @@ export class SessionPane {
         this.notice(`Could not download the transcript: ${err.message}`, 'error'),
       ),
     secretButton: () => this.secret.startButton(),
+    fitToWindow: () => this.fitToWindow(),
   };
 
   private renderAll(): void {
@@ -417,6 +452,7 @@ export class SessionPane {
     renderInfo(this.infoEl, m, this.actions);
     renderOverlay(this.overlayEl, m, this.actions);
     renderFoot(this.footEl, m, this.actions);
+    this.renderFit();
   }
 
   private renderInfo(): void {
@@ -433,7 +469,7 @@ export class SessionPane {
 
   dispose(): void {
     this.generation++;
-    clearTimeout(this.resizeTimer);
+    clearTimeout(this.measureTimer);
     this.socket?.close();
     for (const c of this.cleanups.splice(0)) c();
     this.secret.dispose();

@@ -15,6 +15,8 @@ export interface StyledScreen {
   styled: Span[][];
 }
 
+/** Rows are this many ems apart (styles.css .dom-term says the same). */
+const DOM_LINE_HEIGHT = 1.25;
 /** At most one snapshot request per this interval while output streams in. */
 const REFRESH_MS = 80;
 /** Transcript text kept when replaying into this renderer. */
@@ -89,7 +91,7 @@ export function createDomView(host: HTMLElement, fetchScreen: () => Promise<Styl
       cols = c;
       rows = r;
       screen.style.width = `${c}ch`;
-      screen.style.minHeight = `${r * 1.25}em`;
+      screen.style.minHeight = `${r * DOM_LINE_HEIGHT}em`;
     },
     write: () => schedule(),
     writeTranscript: (text) => {
@@ -97,13 +99,19 @@ export function createDomView(host: HTMLElement, fetchScreen: () => Promise<Styl
       screen.replaceChildren(...transcript.split('\n').map((l) => h('div', { class: 'dom-row' }, l || '\u00a0')));
     },
     fitSize: () => {
-      const probe = h('span', { class: 'dom-probe' }, 'W');
+      const probe = h('span', { class: 'dom-probe' }, 'W'.repeat(10));
       screen.append(probe);
-      const box = probe.getBoundingClientRect();
+      const charWidth = probe.getBoundingClientRect().width / 10;
       probe.remove();
-      if (!box.width || !box.height) return undefined;
-      return { cols: Math.max(2, Math.min(1000, Math.floor(host.clientWidth / box.width))), rows: Math.max(2, Math.min(1000, Math.floor(host.clientHeight / box.height))) };
+      const lineHeight = parseFloat(getComputedStyle(screen).lineHeight);
+      const pad = getComputedStyle(host);
+      const width = host.clientWidth - parseFloat(pad.paddingLeft) - parseFloat(pad.paddingRight);
+      const height = host.clientHeight - parseFloat(pad.paddingTop) - parseFloat(pad.paddingBottom);
+      if (!charWidth || !lineHeight || width <= 0 || height <= 0) return undefined;
+      return { cols: Math.max(2, Math.min(1000, Math.floor(width / charWidth))), rows: Math.max(2, Math.min(1000, Math.floor(height / lineHeight))) };
     },
+    // The server's snapshot carries the cursor, but this renderer does not draw it.
+    cursorRect: () => undefined,
     onInput: (fn) => {
       onInput = fn;
     },

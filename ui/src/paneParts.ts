@@ -21,6 +21,8 @@ export interface PaneModel {
   leases: Lease[];
   gotOutput: boolean;
   secretActive: boolean;
+  /** The size that would fill the pane (attached only), for "Fit to window". */
+  paneFit: { cols: number; rows: number } | undefined;
 }
 
 export interface PaneActions {
@@ -32,6 +34,8 @@ export interface PaneActions {
   /** Save the stored transcript as an asciicast file. */
   download(): void;
   secretButton(): HTMLElement;
+  /** Resize the session to the pane, once. */
+  fitToWindow(): void;
 }
 
 const READ_ONLY_SIGN_IN = 'This browser signed in read-only';
@@ -68,7 +72,7 @@ export function renderRole(el: HTMLElement, m: PaneModel, a: PaneActions): void 
         class: `seg${m.role === role ? ' seg-on' : ''}`,
         'aria-pressed': String(m.role === role),
         disabled: (role === 'driver' && !m.canDrive) || m.info?.live === false,
-        title: role === 'driver' ? (m.canDrive ? 'Type into the session and size it to this pane' : READ_ONLY_SIGN_IN) : 'Watch without typing',
+        title: role === 'driver' ? (m.canDrive ? 'Type into the session' : READ_ONLY_SIGN_IN) : 'Watch without typing',
         onclick: () => a.switchRole(role),
       },
       label,
@@ -104,10 +108,33 @@ export function renderInfo(el: HTMLElement, m: PaneModel, a: PaneActions): void 
   fill(
     el,
     item('Input', inputHolder(m.leases, Date.now()), 'input-holder'),
-    item('Size', `${info.cols}×${info.rows}`),
+    item('Size', `${info.cols}×${info.rows}`, 'session-size'),
+    fitNote(info, m.paneFit),
+    m.role === 'driver' && m.canDrive && m.state.kind === 'attached' && fitButton(info, m.paneFit, a),
     item('Attached', `${info.clients.drivers} driving, ${info.clients.viewers} watching`),
     m.state.kind === 'attached' && !m.secretActive && a.secretButton(),
   );
+}
+
+const size = (s: { cols: number; rows: number }) => `${s.cols}×${s.rows}`;
+
+/** How the session compares with the pane, for everyone: the session's size is not the pane's business. */
+function fitNote(info: { cols: number; rows: number }, fit: PaneModel['paneFit']): HTMLElement | false {
+  if (!fit || (fit.cols === info.cols && fit.rows === info.rows)) return false;
+  const larger = info.cols > fit.cols || info.rows > fit.rows;
+  const text = larger ? `larger than this pane (${size(fit)} fits): scroll to see all of it` : `this pane fits ${size(fit)}`;
+  return h('span', { class: `info-item fit-note${larger ? ' fit-larger' : ''}` }, text);
+}
+
+/** Drivers only. It says what it will do, and does it only when pressed. */
+function fitButton(info: { cols: number; rows: number }, fit: PaneModel['paneFit'], a: PaneActions): HTMLElement {
+  const fills = fit !== undefined && fit.cols === info.cols && fit.rows === info.rows;
+  const title = !fit
+    ? 'Resize the session to fill this pane'
+    : fills
+      ? `The session already fills this pane (${size(fit)})`
+      : `Resize the session from ${size(info)} to ${size(fit)}, the size of this pane. The program is told (SIGWINCH) and redraws; everyone attached sees the new size.`;
+  return h('button', { class: 'btn btn-small btn-fit', disabled: fills, title, 'aria-description': title, 'data-fit-to': fit ? size(fit) : '', onclick: () => a.fitToWindow() }, 'Fit to window');
 }
 
 export function renderOverlay(el: HTMLElement, m: PaneModel, a: PaneActions): void {

@@ -1,6 +1,7 @@
 /**
  * What the pane needs from a terminal renderer. xterm.js is the real one (xtermView.ts, loaded on demand); the DOM
- * renderer (domView.ts) is the floor when xterm.js cannot load.
+ * renderer (domView.ts) is the floor when xterm.js cannot load. A renderer draws the session at the session's size,
+ * whatever the pane's: only the API (or a person pressing "Fit to window") changes that size.
  */
 export interface TerminalView {
   readonly kind: 'xterm' | 'dom';
@@ -13,8 +14,10 @@ export interface TerminalView {
   write(data: Uint8Array | string): void;
   /** Text replayed from a transcript. */
   writeTranscript(text: string): void;
-  /** The size that fills the pane, or undefined when it cannot be measured yet. */
+  /** The size that would fill the pane, or undefined when it cannot be measured yet. */
   fitSize(): { cols: number; rows: number } | undefined;
+  /** Where the cursor's cell is on the page, when the renderer knows and the cursor is on screen. */
+  cursorRect(): DOMRect | undefined;
   /** Keystrokes typed into the renderer, already encoded for the PTY. */
   onInput(fn: (data: string | Uint8Array) => void): void;
   setInputEnabled(enabled: boolean): void;

@@ -1,26 +1,49 @@
 /** termhost new: start a session and print its id. */
-import { intFlag, pairs, parseArgs } from '../args.js';
-import { withClient } from '../context.js';
+import { Bounds } from '../../protocol/bounds.js';
+import { pairs } from '../args.js';
+import { printJson, withClient } from '../context.js';
 import type { Command } from './types.js';
+
+const { dimensionMin: min, dimensionMax: max } = Bounds;
 
 export const newSession: Command = {
   name: 'new',
-  usage: 'new [-cols N] [-rows N] [-cwd DIR] [-env K=V]... [-label k=v]... [-term T] [--] [cmd args...]',
-  summary: 'start a session (default $SHELL) and print its id',
-  async run(argv, io) {
-    const parsed = parseArgs(argv, { cols: 'string', rows: 'string', cwd: 'string', env: 'multi', label: 'multi', term: 'string' }, 0);
+  summary: 'start a session (default: your $SHELL) and print its id',
+  args: '[--] [COMMAND [ARG...]]',
+  details: ['Everything after the command is its own argv: `termhost new bash -l` passes -l to bash.'],
+  stopAfter: 0,
+  positionals: ['command'],
+  flags: [
+    { name: 'name', kind: 'string', value: 'NAME', help: 'a name to use wherever the id is (unique among live sessions)', field: '/name' },
+    { name: 'cols', kind: 'int', value: 'N', help: 'terminal columns', default: '80', min, max, field: '/cols' },
+    { name: 'rows', kind: 'int', value: 'N', help: 'terminal rows', default: '24', min, max, field: '/rows' },
+    { name: 'cwd', kind: 'string', value: 'DIR', help: 'working directory', default: 'your current directory', field: '/cwd', complete: 'dir' },
+    { name: 'env', kind: 'list', value: 'K=V', help: 'set an environment variable', field: '/env' },
+    { name: 'label', kind: 'list', value: 'K=V', help: 'attach a label (ls --label filters on it)', field: '/labels' },
+    { name: 'term', kind: 'string', value: 'T', help: 'TERM for the program', default: 'xterm-256color', field: '/term' },
+    { name: 'json', kind: 'boolean', help: 'print the new session (SessionInfo) as JSON' },
+  ],
+  examples: [
+    'termhost new bash',
+    'termhost new --name build -- make -j8      # then: termhost attach build',
+    'termhost new --cols 120 --rows 40 --cwd ~/src --env FOO=bar --label team=red -- htop',
+    'ID=$(termhost new python3 -q)',
+  ],
+  async run(parsed, io) {
     const f = parsed.flags;
     return withClient(parsed, async (client) => {
       const info = await client.createSession({
+        name: f.name as string | undefined,
         command: parsed.positional.length > 0 ? parsed.positional : undefined,
-        cols: intFlag(f.cols, 'cols'),
-        rows: intFlag(f.rows, 'rows'),
+        cols: f.cols as number | undefined,
+        rows: f.rows as number | undefined,
         cwd: (f.cwd as string | undefined) ?? process.cwd(),
         env: f.env ? pairs(f.env as string[], 'env') : undefined,
         labels: f.label ? pairs(f.label as string[], 'label') : undefined,
         term: f.term as string | undefined,
       });
-      io.out(`${info.id}\n`);
+      if (f.json) printJson(io, info);
+      else io.out(`${info.id}\n`);
       return 0;
     });
   },

@@ -1,55 +1,61 @@
 /** termhost serve: run the daemon in the foreground until SIGINT/SIGTERM. */
-import { startDaemon } from '../../main.js';
-import { intFlag, parseArgs, UsageError } from '../args.js';
-
-function retention(n: number | undefined): number | undefined {
-  if (n !== undefined && n < -1) throw new UsageError('--transcript-retention-days is a number of days, 0 (write nothing) or -1 (keep forever)');
-  return n;
-}
-
-function positive(n: number | undefined, flag: string): number | undefined {
-  if (n !== undefined && n < 1) throw new UsageError(`-${flag} must be at least 1`);
-  return n;
-}
+import path from 'node:path';
+import { DAEMON_DEFAULTS as D } from '../../config.js';
+import { noMoreArgs, UsageError } from '../args.js';
+import { tokenFromFile } from '../context.js';
 import type { Command } from './types.js';
-
-/** text: one short line per event, for people; json: pino's lines, for log collectors. */
-function logFormat(v: unknown): 'text' | 'json' {
-  if (v === undefined || v === 'text' || v === 'json') return (v as 'text' | 'json' | undefined) ?? 'text';
-  throw new UsageError('--log-format is text or json');
-}
 
 export const serve: Command = {
   name: 'serve',
-  usage: 'serve [--listen HOST:PORT | --unix PATH] [--token T] [--allow-host NAME]... [--allow-origin URL]... [--max-sessions N] [--require-leases] [--no-secret-detect] [--transcript-retention-days N] [--no-transcripts] [--state-dir D] [--log-level L] [--log-format text|json]',
-  summary: 'run the daemon (default 127.0.0.1:7070)',
-  async run(argv, io) {
-    const { flags } = parseArgs(argv, {
-      listen: 'string',
-      unix: 'string',
-      'allow-host': 'multi',
-      'allow-origin': 'multi',
-      'max-sessions': 'string',
-      'log-level': 'string',
-      'log-format': 'string',
-      'require-leases': 'boolean',
-      'no-secret-detect': 'boolean',
-      'transcript-retention-days': 'string',
-      'no-transcripts': 'boolean',
-    });
+  summary: 'run the daemon in the foreground (until SIGINT or SIGTERM)',
+  client: false,
+  details: [
+    'It writes <state dir>/daemon.json (its address and pid, 0600) so that the CLI, the SDK and `termhost mcp` on this',
+    'machine find it, and removes it on exit. A second daemon on the same state dir refuses to start.',
+  ],
+  flags: [
+    { name: 'listen', kind: 'string', value: 'HOST:PORT', help: 'TCP address; port 0 picks a free one', default: D.listen },
+    { name: 'unix', kind: 'string', value: 'PATH', help: 'listen on a unix socket instead (its directory must be 0700)', complete: 'file' },
+    { name: 'token', kind: 'string', value: 'T', help: "the daemon's own (admin) token; visible in ps: prefer --token-file", default: '$TERMHOST_TOKEN, else generated into <state dir>/token' },
+    { name: 'token-file', kind: 'string', value: 'FILE', help: 'read the token from this file (its first line)', complete: 'file' },
+    { name: 'state-dir', kind: 'string', value: 'DIR', help: 'token, records, transcripts and daemon.json', default: '$XDG_STATE_HOME/termhost', complete: 'dir' },
+    { name: 'allow-host', kind: 'list', value: 'NAME', help: 'accept this Host header besides the loopback names' },
+    { name: 'allow-origin', kind: 'list', value: 'URL', help: 'a browser origin allowed to attach besides the daemon\'s own' },
+    { name: 'max-sessions', kind: 'int', value: 'N', help: 'running sessions at once (exited ones do not count)', default: String(D.maxSessions), min: 1 },
+    { name: 'require-leases', kind: 'boolean', help: 'agents must hold an input lease to type' },
+    { name: 'no-secret-detect', kind: 'boolean', help: 'do not open secret-input windows on password prompts' },
+    { name: 'transcript-retention-days', kind: 'int', value: 'N', help: 'days stored output is kept; 0 stores none, -1 keeps it forever', default: String(D.transcriptRetentionDays), min: -1 },
+    { name: 'no-transcripts', kind: 'boolean', help: 'store no session output at all (records are still kept)' },
+    { name: 'log-level', kind: 'string', value: 'L', help: 'log level (requests are logged at debug)', default: D.logLevel, choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    { name: 'log-format', kind: 'string', value: 'F', help: 'text: a short line per event, for people; json: pino lines, for collectors', default: D.logFormat, choices: ['text', 'json'] },
+  ],
+  examples: [
+    'termhost serve',
+    'termhost serve --listen 127.0.0.1:9000',
+    'termhost serve --unix /run/user/1000/termhost/sock',
+    'termhost serve --listen 0.0.0.0:7070 --token-file ~/.config/termhost/token --allow-host build-box',
+  ],
+  async run(parsed, io) {
+    noMoreArgs(parsed, 0);
+    const flags = parsed.flags;
+    if (flags.token !== undefined && flags['token-file'] !== undefined) throw new UsageError('give --token or --token-file, not both');
+    const tokenFile = flags['token-file'] === undefined ? undefined : path.resolve(flags['token-file'] as string);
+    const token = tokenFile ? tokenFromFile(tokenFile, 'token-file', (w) => io.err(`termhost serve: ${w}`)) : ((flags.token as string | undefined) ?? (process.env.TERMHOST_TOKEN || undefined));
+    const { startDaemon } = await import('../../main.js');
     const daemon = await startDaemon({
       listen: flags.listen as string | undefined,
       unix: flags.unix as string | undefined,
-      token: (flags.token as string | undefined) ?? process.env.TERMHOST_TOKEN,
+      token,
+      tokenFile,
       stateDir: flags['state-dir'] as string | undefined,
       allowedHosts: flags['allow-host'] as string[] | undefined,
       allowedOrigins: flags['allow-origin'] as string[] | undefined,
       requireLeases: flags['require-leases'] === true,
       secretDetect: flags['no-secret-detect'] !== true,
-      transcriptRetentionDays: retention(intFlag(flags['transcript-retention-days'], 'transcript-retention-days')),
+      transcriptRetentionDays: flags['transcript-retention-days'] as number | undefined,
       transcripts: flags['no-transcripts'] !== true,
-      maxSessions: positive(intFlag(flags['max-sessions'], 'max-sessions'), 'max-sessions'),
-      logger: { level: (flags['log-level'] as string | undefined) ?? 'info', format: logFormat(flags['log-format']) },
+      maxSessions: flags['max-sessions'] as number | undefined,
+      logger: { level: (flags['log-level'] as string | undefined) ?? D.logLevel, format: (flags['log-format'] as string | undefined) ?? D.logFormat },
     });
     // Where it listens is in the log ("Server listening at ..."), between the start and the shutdown lines.
     await new Promise<void>((resolve) => {

@@ -2,45 +2,63 @@
  * termhost token: print the daemon's own (admin) token; `create`, `ls` and `revoke` manage named tokens through the
  * running daemon, which stores only their hashes.
  */
-import { defaultStateDir, loadOrCreateToken } from '../../config.js';
-import { ROLE_ORDER } from '../../core/index.js';
-import { parseArgs, UsageError } from '../args.js';
-import { withClient } from '../context.js';
+import { ROLE_NAMES } from '../../protocol/bounds.js';
+import { needArg, noMoreArgs, UsageError } from '../args.js';
+import { printJson, printTable, withClient } from '../context.js';
 import type { Command } from './types.js';
+
+const SUBCOMMANDS = ['create', 'ls', 'revoke'] as const;
 
 export const token: Command = {
   name: 'token',
-  usage: 'token | token create --name NAME --role admin|human|agent|viewer | token ls | token revoke NAME',
-  summary: "print the daemon's token, or manage named tokens (admin)",
-  async run(argv, io) {
-    const parsed = parseArgs(argv, { name: 'string', role: 'string' });
-    const [sub, arg] = parsed.positional;
+  summary: "print the daemon's token, or manage named tokens (create, ls, revoke; admin only)",
+  args: '[create --name NAME --role ROLE | ls | revoke NAME]',
+  details: [
+    'With no subcommand it prints the token in the state dir (creating it if there is none) and talks to no daemon.',
+    'create prints the new secret alone on stdout, once; ls prints NAME, ROLE, CREATED_AT (tab-separated).',
+  ],
+  positionals: [SUBCOMMANDS],
+  flags: [
+    { name: 'name', kind: 'string', value: 'NAME', help: 'create: the token\'s name (1-64 letters, digits, . _ -)', field: '/name' },
+    { name: 'role', kind: 'string', value: 'ROLE', help: 'create: what it may do', choices: ROLE_NAMES, field: '/role' },
+    { name: 'json', kind: 'boolean', help: 'create, ls: print JSON' },
+  ],
+  examples: [
+    'TOKEN=$(termhost token)',
+    'AGENT=$(termhost token create --name claude --role agent)',
+    'termhost token ls',
+    'termhost token revoke claude',
+  ],
+  async run(parsed, io) {
+    const f = parsed.flags;
+    const sub = parsed.positional[0];
     if (sub === undefined) {
-      io.out(`${loadOrCreateToken((parsed.flags['state-dir'] as string | undefined) ?? defaultStateDir())}\n`);
+      // The running daemon's own token (it may have been given with --token-file), else the state dir's.
+      const { defaultStateDir, loadOrCreateToken, readDaemonRecord, readTokenFile } = await import('../../config.js');
+      const stateDir = (f['state-dir'] as string | undefined) ?? defaultStateDir();
+      const found = readDaemonRecord(stateDir);
+      const running = found?.state === 'live' && found.record.token_file ? readTokenFile(found.record.token_file) : undefined;
+      const secret = running ?? loadOrCreateToken(stateDir);
+      if (f.json) printJson(io, { token: secret });
+      else io.out(`${secret}\n`);
       return 0;
     }
+    if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw new UsageError(`unknown token subcommand "${sub}" (create, ls or revoke)`);
+    noMoreArgs(parsed, sub === 'revoke' ? 2 : 1);
+    if (sub === 'create' && (f.name === undefined || f.role === undefined)) throw new UsageError(`token create needs --name and --role (${ROLE_NAMES.join('|')})`);
+    const name = sub === 'revoke' ? needArg(parsed, 1, 'the name of the token to revoke') : undefined;
     return withClient(parsed, async (client) => {
       if (sub === 'create') {
-        const name = parsed.flags.name as string | undefined;
-        const role = parsed.flags.role as string | undefined;
-        if (!name || !role || !(ROLE_ORDER as readonly string[]).includes(role)) {
-          throw new UsageError(`token create needs --name and --role (${ROLE_ORDER.join('|')})`);
-        }
-        const created = await client.createToken(name, role as (typeof ROLE_ORDER)[number]);
-        io.out(`${created.token}\n`);
+        const created = await client.createToken(f.name as string, f.role as (typeof ROLE_NAMES)[number]);
+        if (f.json) printJson(io, created);
+        else io.out(`${created.token}\n`);
         io.err(`created token "${created.name}" with role ${created.role}; it is shown only this once\n`);
-        return 0;
-      }
-      if (sub === 'ls') {
-        for (const t of await client.listTokens()) io.out(`${t.name}\t${t.role}\t${t.created_at ?? '(daemon token)'}\n`);
-        return 0;
-      }
-      if (sub === 'revoke') {
-        if (!arg) throw new UsageError('token revoke needs a token name');
-        await client.revokeToken(arg);
-        return 0;
-      }
-      throw new UsageError(`unknown token subcommand "${sub}"`);
+      } else if (sub === 'ls') {
+        const tokens = await client.listTokens();
+        if (f.json) printJson(io, tokens);
+        else printTable(io, ['NAME', 'ROLE', 'CREATED_AT'], tokens.map((t) => [t.name, t.role, t.created_at ?? '(daemon token)']));
+      } else await client.revokeToken(name!);
+      return 0;
     });
   },
 };

@@ -1,34 +1,50 @@
 /** termhost transcript: print a session's stored (redacted) output, or write it as an asciicast file (v3, or v2). */
-import { intFlag, parseArgs, UsageError } from '../args.js';
-import { withClient } from '../context.js';
+import type { TranscriptPage } from '../../client/TermhostClient.js';
+import { needArg, noMoreArgs, UsageError } from '../args.js';
+import { printJson, withClient } from '../context.js';
 import type { Command } from './types.js';
 
 export const transcript: Command = {
   name: 'transcript',
-  usage: 'transcript ID [--cast [--cast-version 2|3] [--idle-limit SECONDS] [--markers]]',
-  summary: 'print the stored output of a live or ended session (--cast: asciicast v3 for asciinema, --cast-version 2 for asciinema 2.x)',
-  async run(argv, io) {
-    const parsed = parseArgs(argv, { cast: 'boolean', 'cast-version': 'string', 'idle-limit': 'string', markers: 'boolean' });
-    const [id] = parsed.positional;
-    if (!id) throw new UsageError('transcript needs a session id');
+  summary: 'print the stored output of a live or ended session, escape sequences and all',
+  args: 'ID',
+  positionals: ['session'],
+  flags: [
+    { name: 'cast', kind: 'boolean', help: 'write an asciicast file instead (v3; asciinema play)' },
+    { name: 'cast-version', kind: 'string', value: 'N', choices: ['2', '3'], help: 'with --cast: 2 for asciinema 2.x (Debian\'s)', default: '3' },
+    { name: 'idle-limit', kind: 'string', value: 'SECONDS', help: 'with --cast: cap every pause at this many seconds' },
+    { name: 'markers', kind: 'boolean', help: 'with --cast: add markers (secret-input windows, resizes)' },
+    { name: 'json', kind: 'boolean', help: 'print the stored chunks (seq, time, text) as JSON' },
+  ],
+  examples: [
+    'termhost transcript 3f9c2a1b | less -R',
+    'termhost transcript 3f9c2a1b --cast > run.cast && asciinema play run.cast',
+    'termhost transcript 3f9c2a1b --cast --cast-version 2 --idle-limit 2 > run.cast',
+  ],
+  async run(parsed, io) {
+    const id = needArg(parsed, 0, 'a session id');
+    noMoreArgs(parsed, 1);
     const f = parsed.flags;
-    const version = intFlag(f['cast-version'], 'cast-version');
-    if (version !== undefined && version !== 2 && version !== 3) throw new UsageError(`--cast-version is 2 or 3, got ${version}`);
+    const version = f['cast-version'] === undefined ? undefined : Number(f['cast-version']);
     const idleLimit = f['idle-limit'] === undefined ? undefined : Number(f['idle-limit']);
     if (idleLimit !== undefined && !(idleLimit > 0)) throw new UsageError(`--idle-limit wants a number of seconds above 0, got "${String(f['idle-limit'])}"`);
     const castOnly = version !== undefined || idleLimit !== undefined || f.markers === true;
     if (castOnly && !f.cast) throw new UsageError('--cast-version, --idle-limit and --markers go with --cast');
     return withClient(parsed, async (client) => {
       if (f.cast) {
-        io.out(await client.transcriptCast(id, { version, idleLimit, markers: f.markers === true }));
+        io.out(await client.transcriptCast(id, { version: version as 2 | 3 | undefined, idleLimit, markers: f.markers === true }));
         return 0;
       }
+      const chunks: TranscriptPage['chunks'] = [];
       for (let from = 0; ; ) {
         const page = await client.transcript(id, { fromSeq: from });
-        for (const c of page.chunks) io.out(c.text);
-        if (!page.has_more || page.last_seq === null) return 0;
+        if (f.json) chunks.push(...page.chunks);
+        else for (const c of page.chunks) io.out(c.text);
+        if (!page.has_more || page.last_seq === null) break;
         from = page.last_seq + 1;
       }
+      if (f.json) printJson(io, chunks);
+      return 0;
     });
   },
 };

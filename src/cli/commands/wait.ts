@@ -1,16 +1,34 @@
 /** termhost wait: block until text, a regex, quiet output, a stable screen or exit; exit status 0 when matched, 1 on timeout. */
-import { intFlag, parseArgs, UsageError } from '../args.js';
-import { withClient } from '../context.js';
+import { Bounds } from '../../protocol/bounds.js';
+import { needArg, noMoreArgs, UsageError } from '../args.js';
+import { printJson, withClient } from '../context.js';
 import type { Command } from './types.js';
+
+const ms = { kind: 'int', value: 'MS', min: 1, max: Bounds.waitMsMax } as const;
 
 export const wait: Command = {
   name: 'wait',
-  usage: 'wait ID [--text T | --regex R | --quiet MS | --stable MS | --exit] [--timeout MS] [--json]',
-  summary: 'wait for a screen condition or exit (default timeout 10000 ms, at most 60000)',
-  async run(argv, io) {
-    const parsed = parseArgs(argv, { text: 'string', regex: 'string', quiet: 'string', stable: 'string', exit: 'boolean', timeout: 'string', json: 'boolean' });
-    const [id] = parsed.positional;
-    if (!id) throw new UsageError('wait needs a session id');
+  summary: 'wait for text, a regex, quiet output, a stable screen or exit; status 0 when matched, 1 on timeout',
+  args: 'ID',
+  details: ['Give at least one condition; the first that holds ends the wait.'],
+  positionals: ['session'],
+  flags: [
+    { name: 'text', kind: 'string', value: 'T', help: 'the screen contains this text', field: '/text' },
+    { name: 'regex', kind: 'string', value: 'R', help: 'a JavaScript regex matches the screen (lines joined by \\n, multiline)', field: '/regex' },
+    { name: 'quiet', ...ms, help: 'no output for this long', field: '/quiet_ms' },
+    { name: 'stable', ...ms, help: 'the screen text stayed the same this long (a spinner redrawing the same text counts)', field: '/stable_ms' },
+    { name: 'exit', kind: 'boolean', help: 'the program exited' },
+    { name: 'timeout', ...ms, min: 0, help: 'give up after this long', default: '10000', field: '/timeout_ms' },
+    { name: 'json', kind: 'boolean', help: 'print the WaitResult (matched, reason, screen) as JSON' },
+  ],
+  examples: [
+    "termhost wait 3f9c2a1b --regex '[$#] $' --timeout 5000",
+    'termhost wait 3f9c2a1b --text done --json | jq .screen.lines',
+    'termhost wait 3f9c2a1b --exit && echo finished',
+  ],
+  async run(parsed, io) {
+    const id = needArg(parsed, 0, 'a session id');
+    noMoreArgs(parsed, 1);
     const f = parsed.flags;
     if (f.text === undefined && f.regex === undefined && f.quiet === undefined && f.stable === undefined && !f.exit) {
       throw new UsageError('wait needs at least one of --text, --regex, --quiet, --stable, --exit');
@@ -19,12 +37,12 @@ export const wait: Command = {
       const r = await client.wait(id, {
         text: f.text as string | undefined,
         regex: f.regex as string | undefined,
-        quiet_ms: intFlag(f.quiet, 'quiet'),
-        stable_ms: intFlag(f.stable, 'stable'),
+        quiet_ms: f.quiet as number | undefined,
+        stable_ms: f.stable as number | undefined,
         exit: f.exit === true ? true : undefined,
-        timeout_ms: intFlag(f.timeout, 'timeout') ?? 10_000,
+        timeout_ms: (f.timeout as number | undefined) ?? 10_000,
       });
-      if (f.json) io.out(`${JSON.stringify(r, null, 2)}\n`);
+      if (f.json) printJson(io, r);
       else {
         const exitNote = r.screen.exited ? ` (exit ${r.screen.exit_signal ?? r.screen.exit_code})` : '';
         io.out(`${r.matched ? 'matched' : 'not matched'}: ${r.reason}${exitNote}\n`);
