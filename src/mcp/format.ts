@@ -89,7 +89,8 @@ export function formatCommand(sessionId: string, r: CommandResult): string {
   const notes = [r.output_truncated ? `output truncated: ${r.output_bytes} bytes in all` : '', r.secret_input ? 'secret-input window open: output shown up to it' : '']
     .filter(Boolean)
     .join('; ');
-  const body = r.output.replace(/\n$/, '');
+  // The HTTP route that pages the whole output is not a tool; over MCP, a larger budget is the way to more of it.
+  const body = r.output.replace(/\n$/, '').replace(/: page with GET \S+ \.\.\.\]/, ': run it again with a larger max_output_bytes (at most 1 MiB), or narrow it with head, tail or grep ...]');
   return [verdict, notes, body].filter(Boolean).join('\n');
 }
 

@@ -325,10 +325,11 @@ export class Session {
     const result = this.tryInput(actor, bytes, opts.leaseId);
     if (result.ok) {
       this.control.accepted(actor);
-      this.shell.noteInput(actor, bytes);
       this.inputWatch.poke();
       this.inputMarks.mark(this.seqBytes, this.emulator.markCursorLine());
       this.events.emit('inputAccepted', actor, source);
+      // After the input is announced: what it answered (input_resumed) follows it.
+      this.shell.noteInput(actor, bytes);
     } else this.events.emit('inputRejected', actor, source, result.error.code);
     return result;
   }

@@ -28,7 +28,10 @@ export type CommandStatus = 'running' | 'input_needed' | 'exited';
 export interface CommandRecord {
   id: string;
   command: string;
-  /** Epoch ms: the C mark, or the moment termhost typed it until the shell started it. */
+  /**
+   * Epoch ms: when termhost typed it, for a command sent through the API (so its duration is the caller's wait, from
+   * Enter to the D mark); when the C mark was parsed, for one a person typed.
+   */
   startedAt: number;
   endedAt: number | null;
   exitCode: number | null;
@@ -279,7 +282,6 @@ export class ShellTracker {
     }
     this.typists.clear();
     rec.started = true;
-    rec.startedAt = Date.now();
     rec.startSeq = seq;
     rec.cwd = this.cwd;
     if (at) rec.capture = new OutputCapture(this.emu, at, Limits.commandSpoolChars);
