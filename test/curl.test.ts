@@ -135,6 +135,9 @@ test('every line of the README curl quickstart runs in order, as printed, and do
     assert.equal((JSON.parse(typed) as { written: number }).written, 2, typed);
     assert.equal((JSON.parse(byRoute('/wait')) as { matched: boolean }).matched, true, 'the prompt regex matched (after the input, for root too)');
     assert.ok((JSON.parse(byRoute('/screen')) as { lines: string[] }).lines.length > 0);
+    const ran = JSON.parse(byRoute('/commands')) as { status: string; exit_code: number; output: string };
+    assert.deepEqual([ran.status, ran.exit_code], ['exited', 0], 'the command ran in one call');
+    assert.match(ran.output, /^\d+\n$/);
     assert.equal((JSON.parse(byRoute('/mouse')) as { code: string }).code, 'mouse_not_enabled', 'bash has no mouse tracking: 409 with the modes');
     assert.equal(byRoute('-XDELETE'), '');
     assert.ok(!(await own.client.listSessions()).some((s) => s.id === id && !s.exited), 'the session ended');
