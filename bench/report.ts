@@ -2,6 +2,7 @@
  * Turns the measurements into the table printed at the end of `npm run bench` and into bench/out/results.json.
  * Targets are checked here, against the figures as measured; nothing is adjusted.
  */
+import type { AgentTaskResult } from './agentTasks.js';
 import type { TranscriptCost } from './transcripts.js';
 import type { CommandResult, IntegrationCost } from './commands.js';
 import fs from 'node:fs';
@@ -39,6 +40,8 @@ export interface Results {
   commands?: CommandResult;
   /** Plain-stream throughput through bash with shell integration on vs off. */
   integration?: IntegrationCost;
+  /** Everyday agent jobs through termhost's MCP tools and through a tmux driver: calls and context bytes. */
+  agentTasks?: AgentTaskResult[];
 }
 
 export interface Environment {

@@ -28,6 +28,7 @@ import { startBenchDaemon, type BenchDaemon } from './termhost.js';
 import { THROUGHPUT_RUNS, THROUGHPUT_WARMUP_RUNS, measureThroughput } from './throughput.js';
 import { STARTUP_SAMPLES, STARTUP_WARMUP, measureStartup } from './startup.js';
 import { TRANSCRIPT_RUNS, measureTranscriptCost } from './transcripts.js';
+import { POLL_MS, formatAgentTasks, measureAgentTasks } from './agentTasks.js';
 import { COMMAND_SAMPLES, COMMAND_WARMUP, INTEGRATION_RUNS, measureCommands, measureIntegrationCost } from './commands.js';
 import { TMUX_HISTORY_LINES, TmuxServer } from './tmux.js';
 import { FRAME_COLS, FRAME_ROWS, STREAM_BYTES, WORKLOADS, writeWorkload } from './workloads.js';
@@ -95,10 +96,11 @@ try {
   const transcripts = await measureTranscriptCost(dir, workloads.find((w) => w.name === 'plain')!, log);
   const integration = await measureIntegrationCost(dir, workloads.find((w) => w.name === 'plain')!, log);
   const memory = await measureMemory(dir, log);
+  const agentTasks = await measureAgentTasks(log);
 
   const results: Results = { throughput, latency, memory, snapshot, fanout, startup, commands, integration };
   const env = environment(tmuxVersion, (nowMs() - started) / 1000, { loadAvg1mAtStart: loadAtStart, commit });
-  writeJson(RESULTS_FILE, { ...results, transcripts }, env, {
+  writeJson(RESULTS_FILE, { ...results, transcripts, agentTasks }, env, {
     screen: `${FRAME_COLS}x${FRAME_ROWS}`,
     streamBytes: STREAM_BYTES,
     throughputRuns: THROUGHPUT_RUNS,
@@ -120,6 +122,7 @@ try {
     startupWarmupAndSamples: [STARTUP_WARMUP, STARTUP_SAMPLES],
     tmuxHistoryLimit: TMUX_HISTORY_LINES,
     termhostScrollback: 'default (1000 lines)',
+    agentTaskTmuxPollMs: POLL_MS,
   });
   process.stdout.write(formatTable(results, env) + '\n');
   process.stdout.write(
@@ -127,6 +130,7 @@ try {
       `${transcripts.offMBps.toFixed(1)} MB/s = ${transcripts.ratio.toFixed(2)}x (target >= 0.90x: ${transcripts.ratio >= 0.9 ? 'met' : 'NOT met'}); ` +
       `every transcript complete: ${transcripts.complete}\n`,
   );
+  process.stdout.write(`\n${formatAgentTasks(agentTasks)}\n`);
   log(`done in ${env.durationS.toFixed(0)} s; results in ${path.relative(process.cwd(), RESULTS_FILE)}`);
 } catch (err) {
   process.exitCode = 1;

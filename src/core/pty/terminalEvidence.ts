@@ -29,6 +29,11 @@ export interface TerminalEvidence {
   wait: TerminalWait;
   /** Typed input the program has not read (complete lines only, in canonical mode); -1 when unknown. */
   unreadInput: number;
+  /**
+   * Output the program wrote that the daemon has not read yet (FIONREAD on the master); -1 when unknown. A program
+   * that prints a prompt and then reads is blocked reading before its prompt reaches the screen.
+   */
+  unreadOutput: number;
 }
 
 /** System call numbers by architecture: reads, and waits on several fds. */
@@ -105,6 +110,12 @@ export function readTerminalEvidence(t: TerminalRefs): TerminalEvidence | undefi
       /* the slave was closed after the exit: unknown */
     }
   }
+  let unreadOutput = -1;
+  try {
+    unreadOutput = n.ttyInputBytes(t.masterFd); // TIOCINQ is FIONREAD: on the master, what the program wrote
+  } catch {
+    /* unknown */
+  }
   // A program that opened /dev/tty reads the same terminal (it is the controlling terminal of the foreground group).
   const terminals = new Set([t.ptsName, '/dev/tty']);
   let wait: TerminalWait = 'none';
@@ -126,5 +137,5 @@ export function readTerminalEvidence(t: TerminalRefs): TerminalEvidence | undefi
       }
     }
   }
-  return { foreground, icanon: flags.icanon, echo: flags.echo, wait, unreadInput };
+  return { foreground, icanon: flags.icanon, echo: flags.echo, wait, unreadInput, unreadOutput };
 }

@@ -17,6 +17,9 @@ import { judgeInputNeeded, secretPromptGone, type InputContext } from './inputJu
 /** How long output and input must pause before the terminal is looked at. */
 export const INPUT_PAUSE_MS = 100;
 
+/** How soon to look again when the program's last output is still on its way to the screen. */
+const OUTPUT_SETTLE_MS = 10;
+
 /** A reader's look is skipped when the last one is this recent and nothing happened since. */
 const REFRESH_FRESH_MS = 20;
 
@@ -35,6 +38,8 @@ export interface InputWatchHost {
   closeWindow(): void;
   /** Input termhost has accepted but not yet written to the PTY. */
   unwrittenBytes(): number;
+  /** Output read from the PTY that the emulator has not parsed yet. */
+  unparsedBytes(): number;
   exited(): boolean;
 }
 
@@ -90,6 +95,12 @@ export class InputWatch {
     const host = this.host;
     this.lastLookAt = Date.now();
     const e = host.exited() ? undefined : host.evidence();
+    if (e && (e.unreadOutput > 0 || host.unparsedBytes() > 0)) {
+      // The program printed and then read (a prompt, then getpass): judge once its output is on the screen, so the
+      // prompt is known and a prompt detector has seen it.
+      if (!this.timer) this.arm(OUTPUT_SETTLE_MS);
+      return;
+    }
     const ctx = host.context();
     const needed = e ? judgeInputNeeded(e, ctx) : null;
     if (needed?.kind === 'password' && host.detects && host.window() === 'none') {

@@ -134,6 +134,7 @@ export class Session {
       openWindow: (reason) => this.startSecret(SYSTEM_ACTOR, reason),
       closeWindow: () => void this.endSecret(SYSTEM_ACTOR),
       unwrittenBytes: () => this.pty.queuedInputBytes,
+      unparsedBytes: () => this.emulator.pendingBytes,
       exited: () => this.exitState !== undefined,
     });
     this.emulator.onParsed(() => {

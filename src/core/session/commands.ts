@@ -170,7 +170,7 @@ export async function runCommand(session: Session, actor: Actor, req: RunCommand
   }
   if (!t.promptIsEmpty()) {
     return fail(
-      new TermError('not_at_prompt', `text is already typed at the prompt of session "${session.id}"; clear it (send C-u, or C-c) or let its typist finish`),
+      new TermError('not_at_prompt', `text is already typed at the prompt of session "${session.id}"; clear it (send C-u, or C-c) or let its typist finish`, t.promptPosition()),
     );
   }
   const modes = session.emulator.modes;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { TerminalEvidence } from '../pty/terminalEvidence.js';
 import { judgeInputNeeded, secretPromptGone, type InputContext } from './inputJudgement.js';
 
-const ev = (over: Partial<TerminalEvidence>): TerminalEvidence => ({ foreground: 200, icanon: true, echo: true, wait: 'read', unreadInput: 0, ...over });
+const ev = (over: Partial<TerminalEvidence>): TerminalEvidence => ({ foreground: 200, icanon: true, echo: true, wait: 'read', unreadInput: 0, unreadOutput: 0, ...over });
 const running: InputContext = { commandRunning: true, isShell: true, leaderPid: 100, cursorLine: 'Continue? [Y/n] ' };
 const noIntegration: InputContext = { ...running, commandRunning: undefined };
 

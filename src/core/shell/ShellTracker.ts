@@ -119,6 +119,16 @@ export class ShellTracker {
     return !this.emu.altScreen && p.marker.line === normal.baseY + normal.cursorY && p.col === normal.cursorX;
   }
 
+  /** Where the prompt ended and where the cursor is (buffer line, column): what promptIsEmpty compared. */
+  promptPosition(): { prompt_end: { line: number; col: number } | null; cursor: { line: number; col: number } } {
+    const p = this.promptEnd;
+    const normal = this.emu.term.buffer.normal;
+    return {
+      prompt_end: p && !p.marker.isDisposed ? { line: p.marker.line, col: p.col } : null,
+      cursor: { line: normal.baseY + normal.cursorY, col: normal.cursorX },
+    };
+  }
+
   get state(): 'unknown' | 'at_prompt' | 'running' | 'input_needed' {
     if (this.current) return this.current.inputNeeded ? 'input_needed' : 'running';
     return this.phase === 'starting' ? 'unknown' : this.phase === 'running' ? 'running' : 'at_prompt';
