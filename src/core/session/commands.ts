@@ -139,6 +139,32 @@ function untilPrompt(session: Session, tracker: ShellTracker, timeoutMs: number,
   });
 }
 
+/** Output must pause this long before text at a prompt is taken for something typed. */
+const PROMPT_QUIET_MS = 100;
+/** ...and a prompt that keeps redrawing is waited on this long at most. */
+const PROMPT_SETTLE_MAX_MS = 1000;
+
+/** Resolves once the session's output has paused for quietMs, or after maxMs. */
+function untilQuiet(session: Session, quietMs: number, maxMs: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const deadline = Date.now() + maxMs;
+    let timer: NodeJS.Timeout;
+    const finish = () => {
+      clearTimeout(timer);
+      off();
+      signal?.removeEventListener('abort', finish);
+      resolve();
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(finish, Math.max(0, Math.min(quietMs, deadline - Date.now())));
+    };
+    const off = session.events.on('output', arm);
+    signal?.addEventListener('abort', finish, { once: true });
+    arm();
+  });
+}
+
 export async function runCommand(session: Session, actor: Actor, req: RunCommandRequest, signal?: AbortSignal): Promise<Result<CommandResult>> {
   if (typeof req.command !== 'string' || req.command.length < 1 || req.command.length > Bounds.commandCharsMax) {
     return bad('command', `must be 1 to ${Bounds.commandCharsMax} characters`);
@@ -168,6 +194,9 @@ export async function runCommand(session: Session, actor: Actor, req: RunCommand
     if (t.running) return running();
     return fail(new TermError('not_at_prompt', `session "${session.id}" shows no shell prompt (state ${session.shell.state().state}); wait for the prompt and try again`));
   }
+  // A shell may still be drawing at its prompt (fish's right prompt, a repaint): what is typed stays, what it draws
+  // settles.
+  if (!t.promptIsEmpty()) await untilQuiet(session, PROMPT_QUIET_MS, PROMPT_SETTLE_MAX_MS, signal);
   if (!t.promptIsEmpty()) {
     return fail(
       new TermError('not_at_prompt', `text is already typed at the prompt of session "${session.id}"; clear it (send C-u, or C-c) or let its typist finish`, t.promptPosition()),
