@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 import { TermhostClient } from '../src/client/TermhostClient.js';
 import { ALIS_SUBPROTOCOL, decodeAlisFrame, isAlisMagic, type AlisFrame } from '../src/protocol/alis.js';
-import { assertNoLeaks, endSecretWindow, rawRequest, serverFrames, startTestDaemon, stuckClient, until, waitText, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, attachTo, endSecretWindow, nextMatching, rawRequest, serverFrames, startTestDaemon, stuckClient, until, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
 let viewer: TermhostClient;
@@ -108,6 +108,11 @@ test('only a first frame with a live credential for this session opens the strea
   const first = watch(s.id, { kind: 'auth', token: spent });
   await until('the first use to play', () => first.frames.length > 0);
   first.ws.close();
+  // One token, one socket of either kind: spent on the attach socket, it cannot open the stream.
+  const spentOnAttach = await token();
+  const attached = attachTo(d, s.id, { token: spentOnAttach });
+  await nextMatching(attached, 'hello');
+  attached.close();
   const revokedBy = await d.client.createToken('soon-gone', 'viewer');
   const revocable = (await new TermhostClient({ address: d.address, token: revokedBy.token }).mintAttachToken(s.id)).token;
   await d.client.revokeToken('soon-gone');
@@ -117,6 +122,7 @@ test('only a first frame with a live credential for this session opens the strea
     ['a made-up token', { kind: 'auth', token: 'v1.bm9wZQ.bm9wZQ' }, 4003, /invalid, expired, already used, revoked, or for another session/],
     ['a token for another session', { kind: 'auth', token: (await viewer.mintAttachToken(other.id)).token }, 4003, /for another session/],
     ['a token already used', { kind: 'auth', token: spent }, 4003, /already used/],
+    ['a token already used on the attach socket', { kind: 'auth', token: spentOnAttach }, 4003, /already used/],
     ['a token whose minter was revoked', { kind: 'auth', token: revocable }, 4003, /revoked/],
     ['a driver role', { kind: 'auth', token: await token(), role: 'driver' }, 4003, /read-only/],
     ['a first frame that is not auth', { kind: 'resize', cols: 10, rows: 10 }, 4001, /must be an auth frame/],
