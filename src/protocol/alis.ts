@@ -37,9 +37,13 @@ export const MAX_ALIS_OUTPUT_BYTES = 256 * 1024;
 export type AlisFrame =
   /** Start (or restart) the viewer's terminal at stream time `timeUs`, with `init` drawn first. */
   | { type: 'reset'; lastId: number; timeUs: number; cols: number; rows: number; init: string }
+  /** Terminal output, `relUs` after the previous event; whole characters only. */
   | { type: 'output'; id: number; relUs: number; data: Uint8Array }
+  /** The terminal's new size. */
   | { type: 'resize'; id: number; relUs: number; cols: number; rows: number }
+  /** The program's exit status (128 plus the signal's number for a signal). */
   | { type: 'exit'; id: number; relUs: number; status: number }
+  /** The stream is over. */
   | { type: 'eot' };
 
 function varuint(n: number, out: number[]): void {
