@@ -39,18 +39,14 @@ if [ -n "${TERMHOST_SHELL_NONCE-}" ] && [ -z "${__termhost_nonce-}" ]; then
 
   __termhost_status() { return "$1"; }
 
-  __termhost_cwd() {
-    local p=${PWD//%/%25}
+  # The D mark and the working directory go out in one write, which the terminal keeps whole: termhost believes an
+  # OSC 7 only right after a trusted D, and no other program can slip one in between.
+  __termhost_precmd() {
+    local s=$? __termhost_pc p=${PWD//%/%25}
     p=${p//$'\a'/%07}
     p=${p//$'\e'/%1B}
     p=${p//$'\n'/%0A}
-    printf '\e]7;file://%s%s\a' "${HOSTNAME-}" "$p"
-  }
-
-  __termhost_precmd() {
-    local s=$? __termhost_pc
-    printf '\e]133;D;%s;th=%s\a' "$s" "$__termhost_nonce"
-    __termhost_cwd
+    printf '\e]133;D;%s;th=%s\a\e]7;file://%s%s\a' "$s" "$__termhost_nonce" "${HOSTNAME-}" "$p"
     for __termhost_pc in "${__termhost_user_pc[@]}"; do
       __termhost_status "$s"
       eval "$__termhost_pc"

@@ -9,14 +9,15 @@ unset TERMHOST_SHELL_NONCE
 # Commands termhost types start with a space; they stay out of the history.
 setopt HIST_IGNORE_SPACE
 
+# The D mark and the working directory go out in one write, which the terminal keeps whole: termhost believes an
+# OSC 7 only right after a trusted D, and no other program can slip one in between.
 __termhost_precmd() {
   local s=$?
-  builtin printf '\e]133;D;%s;th=%s\a' $s $__termhost_nonce
   local p=${PWD//\%/%25}
   p=${p//$'\a'/%07}
   p=${p//$'\e'/%1B}
   p=${p//$'\n'/%0A}
-  builtin printf '\e]7;file://%s%s\a' ${HOST-} $p
+  builtin printf '\e]133;D;%s;th=%s\a\e]7;file://%s%s\a' $s $__termhost_nonce ${HOST-} $p
   return $s
 }
 

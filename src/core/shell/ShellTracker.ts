@@ -84,7 +84,11 @@ export class ShellTracker {
    * (`mysql -p...`), so the command line is never read from the screen.
    */
   private secretSincePrompt = false;
-  /** OSC 7 is believed between a trusted D (or the start) and the next prompt: only the shell prints then. */
+  /**
+   * One OSC 7 is believed right after a trusted D (or before the first prompt): the scripts print the two in one
+   * write, which the terminal keeps whole, so a program printing in the background cannot get one in between.
+   * Believing any OSC 7 until the next prompt let a background loop move the working directory.
+   */
   private cwdOpen = true;
   cwd: string | null = null;
   untrustedMarks = 0;
@@ -245,6 +249,7 @@ export class ShellTracker {
       this.untrustedMarks++;
       return;
     }
+    this.cwdOpen = false;
     const cwd = parseCwd(data);
     if (cwd !== undefined) this.cwd = cwd;
   }
