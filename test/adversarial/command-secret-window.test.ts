@@ -45,8 +45,8 @@ for (const shell of SHELLS) {
           seen.push(JSON.stringify(await viewer.command(s.id, c.id)));
           seen.push(JSON.stringify(await viewer.commandOutput(s.id, c.id)));
         }
-        return list.length >= 2 || (await viewer.getSession(s.id)).shell.state === 'running';
-      }, 5000).catch(() => undefined);
+        return list.length >= 2;
+      }, 10_000);
       await endSecretWindow(person, s.id);
       await d.client.wait(s.id, { prompt: true, timeout_ms: 10_000 });
       const list = await viewer.commands(s.id);
@@ -61,6 +61,26 @@ for (const shell of SHELLS) {
       const ran = list.at(-1)!;
       assert.deepEqual([list.length, ran.status, ran.exit_code, ran.command], [2, 'exited', 0, '[secret input: hidden by termhost]']);
       assert.match((await viewer.command(s.id, ran.id)).output, /^\[secret input: hidden by termhost\]\n?$/);
+      await d.client.deleteSession(s.id);
+    });
+
+    test('what a program prints inside the window never reaches a viewer as the prompt it waits at', async () => {
+      const s = await d.client.createSession({ command: [shell], env: home.env, cwd: home.dir });
+      await d.client.run(s.id, 'true', { timeoutMs: 10_000 });
+      await person.secretAction(s.id, 'start', 'typing a token');
+      await person.input(s.id, [{ text: `printf 'printed-${SECRET} '; read x` }, { key: 'Enter' }]);
+      const seen: string[] = [];
+      // The program now waits for a line; the kernel says so, and readers may learn that it waits, not at what.
+      await until('the kernel to see the read', async () => {
+        const info = await viewer.getSession(s.id);
+        seen.push(JSON.stringify(info));
+        for (const c of await viewer.commands(s.id)) seen.push(JSON.stringify(await viewer.command(s.id, c.id)));
+        return info.shell.input_needed !== null && info;
+      }, 10_000);
+      assert.doesNotMatch(seen.join('\n'), new RegExp(SECRET));
+      assert.equal((await viewer.getSession(s.id)).shell.input_needed?.prompt, '[secret input: hidden by termhost]');
+      await person.input(s.id, [{ text: 'answer' }, { key: 'Enter' }]);
+      await endSecretWindow(person, s.id);
       await d.client.deleteSession(s.id);
     });
   });
