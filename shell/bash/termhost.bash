@@ -6,6 +6,13 @@
 # Every mark carries the session's nonce, read once from the environment and unset, so no program started from this
 # shell inherits it and a program that prints a mark is not believed.
 
+# The nonce leaves the environment before the user's files run: a program they start (an agent, a prompt tool's
+# daemon) would otherwise inherit it.
+if [ -n "${TERMHOST_SHELL_NONCE-}" ]; then
+  __termhost_pending_nonce=$TERMHOST_SHELL_NONCE
+  unset TERMHOST_SHELL_NONCE
+fi
+
 if [ -n "${TERMHOST_SHELL_LOGIN-}" ]; then
   # A login shell: what bash reads with --login, which --rcfile would otherwise skip.
   unset TERMHOST_SHELL_LOGIN
@@ -19,9 +26,9 @@ elif [ -r ~/.bashrc ]; then
   . ~/.bashrc
 fi
 
-if [ -n "${TERMHOST_SHELL_NONCE-}" ] && [ -z "${__termhost_nonce-}" ]; then
-  __termhost_nonce=$TERMHOST_SHELL_NONCE
-  unset TERMHOST_SHELL_NONCE
+if [ -n "${__termhost_pending_nonce-}" ] && [ -z "${__termhost_nonce-}" ]; then
+  __termhost_nonce=$__termhost_pending_nonce
+  unset __termhost_pending_nonce
 
   # Commands termhost types start with a space; they stay out of the history.
   case ":${HISTCONTROL-}:" in

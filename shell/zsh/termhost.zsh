@@ -2,10 +2,9 @@
 #
 # The shell reports its prompts and commands with FinalTerm marks (OSC 133): A prompt start, B prompt end (input
 # starts), C output starts, D;<status> the command ended, and the working directory (OSC 7). Every mark carries the
-# session's nonce, read once from the environment and unset, so no program started from this shell inherits it and a
-# program that prints a mark is not believed.
-typeset -g __termhost_nonce=$TERMHOST_SHELL_NONCE
-unset TERMHOST_SHELL_NONCE
+# session's nonce, which .zshenv took from the environment and unset before the user's files ran, so no program
+# started from this shell inherits it and a program that prints a mark is not believed.
+typeset -g __termhost_nonce=$__termhost_pending_nonce
 # Commands termhost types start with a space; they stay out of the history.
 setopt HIST_IGNORE_SPACE
 

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { assertNoLeaks, startTestDaemon, until, type TestDaemon } from '../helpers.js';
@@ -72,6 +73,26 @@ for (const shell of SHELLS) {
       assert.equal(cd.exit_code, 0, cd.output);
       assert.equal((await d.client.getSession(s.id)).shell.cwd, '/tmp');
       await d.client.deleteSession(s.id);
+    });
+
+    // fish runs config.fish before --init-command, so what it starts still inherits the nonce (security.md says so).
+    if (shell !== 'fish') test("programs the user's rc files start never see the nonce in their environment", async () => {
+      // An rc file that starts an agent or a prompt tool's daemon: it ran before the script unset the nonce, so it
+      // inherited it, and kept it for as long as it lived.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-rc-env-'));
+      try {
+        fs.writeFileSync(path.join(dir, '.bashrc'), 'env > "$HOME/rc-env"\n');
+        fs.writeFileSync(path.join(dir, '.zshenv'), 'env > "$HOME/rc-env"\n');
+        fs.writeFileSync(path.join(dir, '.zshrc'), 'env >> "$HOME/rc-env"\n');
+        const s = await d.client.createSession({ command: [shell], env: { HOME: dir } });
+        assert.equal((await d.client.run(s.id, 'true', { timeoutMs: 10_000 })).exit_code, 0, 'the integration still works');
+        const env = fs.readFileSync(path.join(dir, 'rc-env'), 'utf8');
+        assert.match(env, /^HOME=/m);
+        assert.doesNotMatch(env, /TERMHOST_SHELL_NONCE/);
+        await d.client.deleteSession(s.id);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     test('commands never see the nonce in their environment', async () => {
