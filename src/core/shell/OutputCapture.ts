@@ -26,9 +26,16 @@ export const SECRET_PLACEHOLDER = '[secret input: hidden by termhost]';
 /** Text is kept in chunks of about this many characters, so a long output is a few buffers, not a string per line. */
 const CHUNK_CHARS = 64 * 1024;
 
+/** `s` without its trailing spaces, in linear time (/ +$/ backtracks over every earlier run of spaces). */
+function trimSpaces(s: string): string {
+  let n = s.length;
+  while (n > 0 && s.charCodeAt(n - 1) === 0x20) n--;
+  return n === s.length ? s : s.slice(0, n);
+}
+
 /** The text of `line` from column `from` up to column `to` (exclusive; undefined: to the end), right-trimmed. */
 export function lineSegment(line: XtermLine, from: number, to?: number): string {
-  const upTo = to === undefined ? lineText(line) : lineTextBefore(line, to).replace(/ +$/, '');
+  const upTo = to === undefined ? lineText(line) : trimSpaces(lineTextBefore(line, to));
   if (from <= 0) return upTo;
   return upTo.slice(lineTextBefore(line, from).length);
 }
