@@ -36,6 +36,7 @@ const PUBLIC = new Set(['GET /', 'GET /health', 'GET /ui', 'GET /ui/', 'GET /ui/
 function concrete(url: string, id: string): string {
   return url
     .replace(':id', id)
+    .replace(':cid', 'c1')
     .replace(':lease_id', 'lease1')
     .replace(':name.json', 'attach-auth-frame.json')
     .replace(':name', 'victim')
