@@ -52,7 +52,21 @@ test('viewers polling a quiet running command with a full scrollback do not stal
   }
   waits.sort((a, b) => a - b);
   console.log(`# /health during polling: median ${waits[10]!.toFixed(0)} ms, max ${waits.at(-1)!.toFixed(0)} ms`);
-  assert.ok(waits.at(-1)! < 1000, `/health waited ${waits.at(-1)!.toFixed(0)} ms behind the pollers`);
+  // How long /health waited depends as much on the machine's load as on the daemon; what the fix changes for sure
+  // is how often the quiet command's output is read from the buffer: once, not on every read.
+  const session = d.runtime.sessions.get(s.id);
+  assert.ok(session.ok);
+  const rec = session.value.shell.tracker!.get(r.id)!;
+  assert.ok(rec.capture, 'the command still runs (it does not when the reads above stalled the daemon for two minutes)');
+  const capture = rec.capture;
+  const before = capture.bufferReads;
+  for (let i = 0; i < 10; i++) {
+    await viewer.command(s.id, r.id);
+    await viewer.commands(s.id);
+    await viewer.commandOutput(s.id, r.id, { offset: 0, limit: 1000 });
+  }
+  assert.ok(capture.bufferReads - before <= 1, `30 reads of a quiet command read its output from the buffer ${capture.bufferReads - before} times`);
+  assert.ok(waits[10]! < 400, `/health waited ${waits[10]!.toFixed(0)} ms (median) behind the pollers`);
   // What is served is still the output as it stands.
   const page = await viewer.commandOutput(s.id, r.id, { offset: (lines - 1) * 1000, limit: 2000 });
   assert.equal(page.output, `${'y'.repeat(999)}\n`);

@@ -64,6 +64,8 @@ export class OutputCapture {
    * gone quiet would otherwise pay that on every poll, and every other client with it.
    */
   private cached: { generation: number; version: number; value: Buffer } | undefined;
+  /** How many times the buffer was read for a snapshot (what a poller costs the daemon; the tests hold it). */
+  bufferReads = 0;
 
   constructor(
     private readonly emu: Emulator,
@@ -136,6 +138,7 @@ export class OutputCapture {
   snapshot(): Buffer {
     const c = this.cached;
     if (c && c.generation === this.emu.generation && c.version === this.version) return c.value;
+    if (this.from) this.bufferReads++;
     const tail = this.from ? this.gapNote() + this.readBuffer(this.from, this.fromSpooled, undefined) : '';
     const value = Buffer.concat([...this.chunks, Buffer.from(this.pending + tail, 'utf8')]);
     this.cached = { generation: this.emu.generation, version: this.version, value };
