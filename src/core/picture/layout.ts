@@ -1,0 +1,95 @@
+/**
+ * How big a picture is: the cell size from `scale` (pixels per cell row) or `max_width`, the rows drawn, and the font
+ * size and baseline that fit DejaVu Sans Mono into a cell. Pure; the same layout drives PNG, SVG and GIF frames.
+ */
+import type { ThemeName } from '../../protocol/theme.js';
+import { TermError, fail, ok, type Result } from '../errors.js';
+import { FONT_METRICS } from './font.js';
+
+export interface PictureOptions {
+  format: 'png' | 'svg';
+  /** Pixels per cell row (the cell's height; its width is about half). */
+  scale?: number;
+  /** The picture's width at most, in pixels: the largest scale that fits (and at most `scale`, when given). */
+  maxWidth?: number;
+  /** The longest edge at most, in pixels (what MCP image consumers want). */
+  maxEdge?: number;
+  theme?: ThemeName;
+  /** First and last screen row drawn (0-based, inclusive); default the whole screen. */
+  rows?: { first: number; last: number };
+  /** Draw the cursor (unless the application hid it). Default true. */
+  cursor?: boolean;
+}
+
+export const PictureBounds = {
+  /** Pixels per cell row. Below 4 no glyph is legible; above 64 a screen becomes a poster. */
+  scaleMin: 4,
+  scaleMax: 64,
+  scaleDefault: 16,
+  maxWidthMin: 16,
+  maxWidthMax: 16_384,
+  /** A PNG's pixels at most (64 MiB of RGBA while it is drawn); a larger request is refused, a default one shrunk. */
+  pixelsMax: 16 * 1024 * 1024,
+} as const;
+
+export interface Layout {
+  cellW: number;
+  cellH: number;
+  fontSize: number;
+  /** The text baseline's distance from the top of a cell. */
+  baseline: number;
+  firstRow: number;
+  lastRow: number;
+  cols: number;
+  width: number;
+  height: number;
+  theme: ThemeName;
+  cursor: boolean;
+}
+
+export function cellWidthFor(cellH: number): number {
+  return Math.max(1, Math.round((cellH * FONT_METRICS.advance) / (FONT_METRICS.ascent + FONT_METRICS.descent)));
+}
+
+/** The layout of a picture of a `cols` x `rows` screen, or why these options cannot be drawn. */
+export function layoutFor(cols: number, rows: number, opts: Omit<PictureOptions, 'format'>): Result<Layout> {
+  const first = opts.rows?.first ?? 0;
+  const last = Math.min(opts.rows?.last ?? rows - 1, rows - 1);
+  if (first > last || first >= rows) {
+    return fail(new TermError('invalid_request', `rows ${first}-${opts.rows?.last ?? first} is outside the screen (rows 0-${rows - 1})`, { field: 'rows' }));
+  }
+  const shown = last - first + 1;
+  const fits = (h: number) => {
+    const w = cellWidthFor(h) * cols;
+    const height = h * shown;
+    if (opts.maxWidth !== undefined && w > opts.maxWidth) return false;
+    if (opts.maxEdge !== undefined && Math.max(w, height) > opts.maxEdge) return false;
+    return w * height <= PictureBounds.pixelsMax;
+  };
+  let cellH = opts.scale ?? PictureBounds.scaleDefault;
+  if (opts.scale !== undefined && opts.maxWidth === undefined && opts.maxEdge === undefined && !fits(cellH)) {
+    return fail(new TermError('invalid_request', `scale ${opts.scale} makes a picture of more than ${PictureBounds.pixelsMax} pixels; ask for a smaller scale or a max_width`, { field: 'scale' }));
+  }
+  if (opts.maxWidth !== undefined || opts.maxEdge !== undefined) cellH = opts.scale ?? PictureBounds.scaleMax;
+  while (cellH > PictureBounds.scaleMin && !fits(cellH)) cellH--;
+  if (!fits(cellH)) {
+    return fail(new TermError('invalid_request', `a ${cols}x${shown} screen does not fit in that size even at scale ${PictureBounds.scaleMin}`, { field: opts.maxWidth !== undefined ? 'max_width' : 'scale' }));
+  }
+  const cellW = cellWidthFor(cellH);
+  const em = FONT_METRICS.ascent + FONT_METRICS.descent;
+  const fontSize = Math.min(cellH / em, cellW / FONT_METRICS.advance);
+  const baseline = Math.round((cellH - fontSize * em) / 2 + fontSize * FONT_METRICS.ascent);
+  return ok({
+    cellW,
+    cellH,
+    fontSize,
+    baseline,
+    firstRow: first,
+    lastRow: last,
+    cols,
+    width: cellW * cols,
+    height: cellH * shown,
+    theme: opts.theme ?? 'dark',
+    cursor: opts.cursor ?? true,
+  });
+}
