@@ -24,7 +24,7 @@ import type { AttachClient, AttachOptions } from './AttachClient.js';
 import { EventStream } from './EventStream.js';
 import { errorFromAnswer, TermhostError } from './errors.js';
 import { resolveTarget, noDaemonMessage, unreachableError, type Address, type Target } from './address.js';
-import { makeTransport, NetworkFailure, type Transport, type TransportKind } from './transport.js';
+import { makeTransport, NetworkFailure, type Answer, type Transport, type TransportKind } from './transport.js';
 import type { LoginCode, LoginCodeRequest } from '../protocol/ui.js';
 
 export type Lease = Static<typeof LeaseSchema>;
@@ -250,20 +250,25 @@ export class TermhostClient {
 
   /** One JSON request; non-2xx answers become a TermhostError carrying the server's code. */
   async request<T>(method: string, path: string, body?: unknown, text = false): Promise<T> {
+    const answer = await this.send(method, path, body);
+    const s = answer.body.toString('utf8');
+    if (text) return s as T;
+    return (s ? JSON.parse(s) : undefined) as T;
+  }
+
+  /** One request answered with bytes and headers (pictures, recordings); non-2xx answers throw as `request` does. */
+  private async send(method: string, path: string, body?: unknown): Promise<Answer> {
     if (!this.target.address) throw new TermhostError(noDaemonMessage(this.target.stateDir), 'no_daemon', 0, true);
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    let answer;
+    let answer: Answer;
     try {
       answer = await this.transport.request(method, path, payload === undefined ? this.headers : this.jsonHeaders, payload);
     } catch (err) {
       if (err instanceof NetworkFailure) throw unreachableError(this.target, err.errno);
       throw err;
     }
-    if (answer.status >= 200 && answer.status < 300) {
-      if (text) return answer.text as T;
-      return (answer.text ? JSON.parse(answer.text) : undefined) as T;
-    }
-    throw errorFromAnswer(answer.status, answer.text);
+    if (answer.status >= 200 && answer.status < 300) return answer;
+    throw errorFromAnswer(answer.status, answer.body.toString('utf8'));
   }
 }
 

@@ -2,6 +2,7 @@
  * How big a picture is: the cell size from `scale` (pixels per cell row) or `max_width`, the rows drawn, and the font
  * size and baseline that fit DejaVu Sans Mono into a cell. Pure; the same layout drives PNG, SVG and GIF frames.
  */
+import { Bounds } from '../../protocol/bounds.js';
 import type { ThemeName } from '../../protocol/theme.js';
 import { TermError, fail, ok, type Result } from '../errors.js';
 import { FONT_METRICS } from './font.js';
@@ -21,15 +22,12 @@ export interface PictureOptions {
   cursor?: boolean;
 }
 
+/** The bounds on picture options, read from the wire bounds. */
 export const PictureBounds = {
-  /** Pixels per cell row. Below 4 no glyph is legible; above 64 a screen becomes a poster. */
-  scaleMin: 4,
-  scaleMax: 64,
-  scaleDefault: 16,
-  maxWidthMin: 16,
-  maxWidthMax: 16_384,
-  /** A PNG's pixels at most (64 MiB of RGBA while it is drawn); a larger request is refused, a default one shrunk. */
-  pixelsMax: 16 * 1024 * 1024,
+  scaleMin: Bounds.pictureScaleMin,
+  scaleMax: Bounds.pictureScaleMax,
+  scaleDefault: Bounds.pictureScaleDefault,
+  pixelsMax: Bounds.picturePixelsMax,
 } as const;
 
 export interface Layout {

@@ -22,6 +22,8 @@ import { Limits } from '../limits.js';
 import { SIGNALS, type PtyExit, type PtyProcess, type Signal } from '../pty/PtyProcess.js';
 import { scrollbackLines, snapshotScreen } from '../snapshot/screen.js';
 import { withStyledRows } from '../snapshot/styled.js';
+import { cellGrid } from '../snapshot/cells.js';
+import { PictureCache, layoutFor, type Picture, type PictureOptions, type PictureRenderer } from '../picture/index.js';
 import { InputMarks, INPUT_MARKS_KEPT } from './InputMarks.js';
 import { validateSize } from './validateSpec.js';
 import { Audience, type AttachedClient, type ClientRole } from './Audience.js';
@@ -72,6 +74,8 @@ export class Session {
   private frozen: { seq: number; lastOutput: Date | null; title: string; lastInputBy: Actor | null } | undefined;
   /** The prompt detector looks only at output that arrived since the last window closed. */
   private freshOutput = true;
+  /** Recent pictures of the screen, per options, valid while the screen is unchanged. */
+  private readonly pictures = new PictureCache<Picture>();
 
   constructor(
     readonly id: string,
@@ -80,6 +84,8 @@ export class Session {
     controlOptions: ControlOptions = { inputPolicy: 'auto', secretDetect: true },
     /** Who started it, for records. */
     readonly createdBy?: Actor,
+    /** Draws pictures of the screen (the runtime's, shared by its sessions). */
+    private readonly renderer?: PictureRenderer,
   ) {
     const ev = this.events;
     this.control = new SessionControl(controlOptions, {
@@ -222,6 +228,36 @@ export class Session {
     if (!after.ok) return after;
     const screen = this.screenNow(opts.format === 'raw', opts.highlights ?? false);
     return ok(opts.format === 'styled' ? withStyledRows(screen, this.emulator) : screen);
+  }
+
+  /**
+   * The screen as a picture (PNG or SVG), for an actor: refused during a secret-input window exactly as `screen()`
+   * is, also one that opened while the picture was being drawn. Drawn in the renderer's worker, and only when the
+   * screen changed since the last picture with these options.
+   */
+  async picture(actor: Actor, opts: PictureOptions): Promise<Result<Picture>> {
+    void actor; // every role may read, as with the text screen
+    const before = this.readable();
+    if (!before.ok) return before;
+    await this.emulator.whenParsed();
+    const after = this.readable();
+    if (!after.ok) return after;
+    const layout = layoutFor(this.cols, this.rows, opts);
+    if (!layout.ok) return layout;
+    const l = layout.value;
+    const renderer = this.renderer;
+    if (!renderer) return fail(new TermError('render_failed', 'this runtime draws no pictures'));
+    const seq = this.parsedSeq;
+    const version = this.emulator.generation;
+    const key = `${opts.format} ${l.cellH} ${l.firstRow}-${l.lastRow} ${l.theme} ${l.cursor}`;
+    const picture = await this.pictures.get(key, version, async () => {
+      const drawn = await renderer.screen(cellGrid(this.emulator), l, opts.format);
+      if (!drawn.ok) return drawn;
+      const { width, height, cols, firstRow, lastRow, cellW: cellWidth, cellH: cellHeight } = l;
+      return ok({ format: opts.format, bytes: drawn.value, width, height, seq, version, cols, firstRow, lastRow, cellWidth, cellHeight });
+    });
+    const still = this.readable();
+    return still.ok ? picture : still;
   }
 
   /**
@@ -506,6 +542,7 @@ export class Session {
     this.inputMarks.dispose();
     this.pty.dispose();
     this.emulator.dispose();
+    this.pictures.clear();
     this.ring.clear();
     this.events.clear();
   }
