@@ -28,6 +28,28 @@ import { makeTransport, NetworkFailure, type Answer, type Transport, type Transp
 import type { LoginCode, LoginCodeRequest } from '../protocol/ui.js';
 
 export type Lease = Static<typeof LeaseSchema>;
+
+export interface ScreenshotOptions {
+  format?: 'png' | 'svg';
+  scale?: number;
+  maxWidth?: number;
+  theme?: 'dark' | 'light';
+  rows?: { first: number; last: number };
+  cursor?: boolean;
+}
+
+/** A picture of a screen and what it shows: the stream offset, the columns and rows drawn, the cell size in pixels. */
+export interface Screenshot {
+  format: 'png' | 'svg';
+  bytes: Buffer;
+  seq: number;
+  cols: number;
+  firstRow: number;
+  lastRow: number;
+  cellWidth: number;
+  cellHeight: number;
+}
+
 export type SecretState = Static<typeof SecretStateSchema>;
 export type TokenInfo = Static<typeof TokenInfoSchema>;
 export type AttachToken = Static<typeof AttachTokenSchema>;
@@ -145,6 +167,34 @@ export class TermhostClient {
   screenChanges(id: string, sinceSeq: number, opts: { waitMs?: number; highlights?: boolean } = {}): Promise<ScreenChanges> {
     const q = [`since_seq=${sinceSeq}`, opts.waitMs ? `wait_ms=${opts.waitMs}` : '', opts.highlights ? 'highlights=true' : ''].filter(Boolean).join('&');
     return this.request('GET', `/v1/sessions/${enc(id)}/screen?${q}`);
+  }
+
+  /**
+   * A picture of the screen (PNG by default, or SVG), drawn by the daemon with its bundled font. `scale` is pixels per
+   * cell row; `maxWidth` shrinks it to fit; `rows` draws only a range of screen rows (0-based, inclusive).
+   */
+  async screenshot(id: string, opts: ScreenshotOptions = {}): Promise<Screenshot> {
+    const format = opts.format ?? 'png';
+    const q = new URLSearchParams({ format });
+    if (opts.scale !== undefined) q.set('scale', String(opts.scale));
+    if (opts.maxWidth !== undefined) q.set('max_width', String(opts.maxWidth));
+    if (opts.theme !== undefined) q.set('theme', opts.theme);
+    if (opts.rows !== undefined) q.set('rows', opts.rows.first === opts.rows.last ? String(opts.rows.first) : `${opts.rows.first}-${opts.rows.last}`);
+    if (opts.cursor !== undefined) q.set('cursor', String(opts.cursor));
+    const answer = await this.send('GET', `/v1/sessions/${enc(id)}/screen?${q}`);
+    const header = (name: string) => String(answer.headers[name] ?? '');
+    const [cellWidth, cellHeight] = header('x-termhost-cell').split('x').map(Number);
+    const [firstRow, lastRow] = header('x-termhost-rows').split('-').map(Number);
+    return {
+      format,
+      bytes: answer.body,
+      seq: Number(header('x-termhost-seq')),
+      cols: Number(header('x-termhost-cols')),
+      firstRow: firstRow!,
+      lastRow: lastRow!,
+      cellWidth: cellWidth!,
+      cellHeight: cellHeight!,
+    };
   }
 
   scrollback(id: string, lines?: number): Promise<{ lines: string[]; total: number }> {

@@ -216,16 +216,24 @@ export class Session {
   }
 
   /**
+   * Everything received so far parsed, and `readable()` both before and after: a window that opened while the last
+   * bytes were being parsed hides them too. Every read of the screen (text or picture) goes through here.
+   */
+  private async parsedAndReadable(): Promise<Result<void>> {
+    const before = this.readable();
+    if (!before.ok) return before;
+    await this.emulator.whenParsed();
+    return this.readable();
+  }
+
+  /**
    * The screen for an actor, with everything received so far parsed. Refused during a secret-input window, also
    * one that opened while the last bytes were being parsed.
    */
   async screen(actor: Actor, opts: ScreenOptions = {}): Promise<Result<Screen>> {
     void actor; // every role may read; the actor is here for the rule's sake and for scopes
-    const before = this.readable();
-    if (!before.ok) return before;
-    await this.emulator.whenParsed();
-    const after = this.readable();
-    if (!after.ok) return after;
+    const readable = await this.parsedAndReadable();
+    if (!readable.ok) return readable;
     const screen = this.screenNow(opts.format === 'raw', opts.highlights ?? false);
     return ok(opts.format === 'styled' ? withStyledRows(screen, this.emulator) : screen);
   }
@@ -237,11 +245,8 @@ export class Session {
    */
   async picture(actor: Actor, opts: PictureOptions): Promise<Result<Picture>> {
     void actor; // every role may read, as with the text screen
-    const before = this.readable();
-    if (!before.ok) return before;
-    await this.emulator.whenParsed();
-    const after = this.readable();
-    if (!after.ok) return after;
+    const readable = await this.parsedAndReadable();
+    if (!readable.ok) return readable;
     const layout = layoutFor(this.cols, this.rows, opts);
     if (!layout.ok) return layout;
     const l = layout.value;
@@ -259,7 +264,6 @@ export class Session {
     const still = this.readable();
     return still.ok ? picture : still;
   }
-
   /**
    * The screen as parsed right now, remembered as served at its seq; callers that need every received byte reflected
    * use `screen()`. Callers check `readable()` first.
