@@ -105,6 +105,29 @@ test('the cursor cell is a block in the theme cursor colour, with the character 
   await d.client.deleteSession(hidden.id);
 });
 
+test('underline and strikethrough are lines across their cells, dim is halfway to the background, invisible draws nothing', async () => {
+  const s = await printing('\\033[4munder\\033[0m\\n\\033[9mstrike\\033[0m\\n\\033[2;37mdim\\033[0m\\n\\033[8msecret\\033[0m', { cols: 10, rows: 5 }, 'dim');
+  await until('the last row to be printed', async () => (await d.client.screen(s.id)).cursor.y === 3);
+  const shot = await d.client.screenshot(s.id, { cursor: false });
+  const img = decodePng(shot.bytes);
+  const { cellWidth: w, cellHeight: h } = shot;
+  /** Rows of pixels of cell row `row` that are the colour `c` all the way across the first `cells` cells. */
+  const solidRows = (row: number, cells: number, c: string) =>
+    Array.from({ length: h }, (_, y) => y).filter((y) => Array.from({ length: cells * w }, (_, x) => pixel(img, x, row * h + y)).every((p) => p === c));
+  const under = solidRows(0, 5, dark.foreground);
+  assert.ok(under.length >= 1 && under.every((y) => y > h * 0.75), `an underline near the bottom of the cells: rows ${under}`);
+  const strike = solidRows(1, 6, dark.foreground);
+  assert.ok(strike.length >= 1 && strike.every((y) => y > h * 0.3 && y < h * 0.75), `a strikethrough across the middle: rows ${strike}`);
+  const dimmed = cellColours(img, shot, 0, 2, 3);
+  const halfway = (a: string, b: string) => (k: number) => Math.round(parseInt(a.slice(1 + k * 2, 3 + k * 2), 16) / 2 + parseInt(b.slice(1 + k * 2, 3 + k * 2), 16) / 2);
+  const mid = halfway(dark.white, dark.background);
+  const want = `#${[0, 1, 2].map((k) => mid(k).toString(16).padStart(2, '0')).join('')}`;
+  assert.ok(dimmed.includes(want), `dim white is drawn at ${want}, halfway to the background; saw ${dimmed.slice(0, 4)}`);
+  assert.ok(!dimmed.includes(dark.white));
+  assert.deepEqual(cellColours(img, shot, 0, 3, 6), [dark.background], 'invisible text leaves its cells blank');
+  await d.client.deleteSession(s.id);
+});
+
 test('box drawing joins cell to cell, with no gap at the cell edges', async () => {
   const s = await printing('\u250c\u2500\u2500\u2510\\n\u2502  \u2502\\n\u2514\u2500\u2500\u2518', { cols: 6, rows: 4 }, '\u2514');
   const shot = await d.client.screenshot(s.id, { cursor: false, scale: 20 });
@@ -224,7 +247,7 @@ test('every picture option has a bound, and a bad one is refused with a message 
   await d.client.resize(s.id, 1000, 200);
   const huge = await get('format=png&scale=64');
   assert.equal(huge.status, 400, 'a picture past the pixel bound is refused, not drawn');
-  assert.match(huge.json.error, /more than 16777216 pixels; ask for a smaller scale or a max_width/);
+  assert.match(huge.json.error, /more than 16777216 pixels; ask for a smaller scale, a max_width or a max_height/);
   const fitted = await get('format=png&max_width=4000');
   assert.equal(fitted.status, 200);
   await d.client.deleteSession(s.id);

@@ -33,6 +33,7 @@ export interface ScreenshotOptions {
   format?: 'png' | 'svg';
   scale?: number;
   maxWidth?: number;
+  maxHeight?: number;
   theme?: 'dark' | 'light';
   rows?: { first: number; last: number };
   cursor?: boolean;
@@ -48,6 +49,9 @@ export interface Screenshot {
   lastRow: number;
   cellWidth: number;
   cellHeight: number;
+  /** The picture's size in pixels. */
+  width: number;
+  height: number;
 }
 
 export type SecretState = Static<typeof SecretStateSchema>;
@@ -171,13 +175,14 @@ export class TermhostClient {
 
   /**
    * A picture of the screen (PNG by default, or SVG), drawn by the daemon with its bundled font. `scale` is pixels per
-   * cell row; `maxWidth` shrinks it to fit; `rows` draws only a range of screen rows (0-based, inclusive).
+   * cell row; `maxWidth` and `maxHeight` shrink it to fit; `rows` draws only a range of screen rows (0-based, inclusive).
    */
   async screenshot(id: string, opts: ScreenshotOptions = {}): Promise<Screenshot> {
     const format = opts.format ?? 'png';
     const q = new URLSearchParams({ format });
     if (opts.scale !== undefined) q.set('scale', String(opts.scale));
     if (opts.maxWidth !== undefined) q.set('max_width', String(opts.maxWidth));
+    if (opts.maxHeight !== undefined) q.set('max_height', String(opts.maxHeight));
     if (opts.theme !== undefined) q.set('theme', opts.theme);
     if (opts.rows !== undefined) q.set('rows', opts.rows.first === opts.rows.last ? String(opts.rows.first) : `${opts.rows.first}-${opts.rows.last}`);
     if (opts.cursor !== undefined) q.set('cursor', String(opts.cursor));
@@ -194,6 +199,8 @@ export class TermhostClient {
       lastRow: lastRow!,
       cellWidth: cellWidth!,
       cellHeight: cellHeight!,
+      width: cellWidth! * Number(header('x-termhost-cols')),
+      height: cellHeight! * (lastRow! - firstRow! + 1),
     };
   }
 

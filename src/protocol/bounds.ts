@@ -33,7 +33,7 @@ export const Bounds = {
   pictureScaleMin: 4,
   pictureScaleMax: 64,
   pictureScaleDefault: 16,
-  /** Pictures: the `max_width` a caller may ask for, in pixels. */
+  /** Pictures: the `max_width` and `max_height` a caller may ask for, in pixels. */
   pictureMaxWidthMin: 16,
   pictureMaxWidthMax: 16_384,
   /** A PNG's pixels at most (64 MiB of RGBA while it is drawn); a larger request is refused, a default one shrunk. */

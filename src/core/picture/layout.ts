@@ -13,8 +13,8 @@ export interface PictureOptions {
   scale?: number;
   /** The picture's width at most, in pixels: the largest scale that fits (and at most `scale`, when given). */
   maxWidth?: number;
-  /** The longest edge at most, in pixels (what MCP image consumers want). */
-  maxEdge?: number;
+  /** The picture's height at most, in pixels (with maxWidth, a bound on the long edge, as MCP image consumers want). */
+  maxHeight?: number;
   theme?: ThemeName;
   /** First and last screen row drawn (0-based, inclusive); default the whole screen. */
   rows?: { first: number; last: number };
@@ -61,17 +61,17 @@ export function layoutFor(cols: number, rows: number, opts: Omit<PictureOptions,
     const w = cellWidthFor(h) * cols;
     const height = h * shown;
     if (opts.maxWidth !== undefined && w > opts.maxWidth) return false;
-    if (opts.maxEdge !== undefined && Math.max(w, height) > opts.maxEdge) return false;
+    if (opts.maxHeight !== undefined && height > opts.maxHeight) return false;
     return w * height <= PictureBounds.pixelsMax;
   };
   let cellH = opts.scale ?? PictureBounds.scaleDefault;
-  if (opts.scale !== undefined && opts.maxWidth === undefined && opts.maxEdge === undefined && !fits(cellH)) {
-    return fail(new TermError('invalid_request', `scale ${opts.scale} makes a picture of more than ${PictureBounds.pixelsMax} pixels; ask for a smaller scale or a max_width`, { field: 'scale' }));
+  if (opts.scale !== undefined && opts.maxWidth === undefined && opts.maxHeight === undefined && !fits(cellH)) {
+    return fail(new TermError('invalid_request', `scale ${opts.scale} makes a picture of more than ${PictureBounds.pixelsMax} pixels; ask for a smaller scale, a max_width or a max_height`, { field: 'scale' }));
   }
-  if (opts.maxWidth !== undefined || opts.maxEdge !== undefined) cellH = opts.scale ?? PictureBounds.scaleMax;
+  if (opts.maxWidth !== undefined || opts.maxHeight !== undefined) cellH = opts.scale ?? PictureBounds.scaleMax;
   while (cellH > PictureBounds.scaleMin && !fits(cellH)) cellH--;
   if (!fits(cellH)) {
-    return fail(new TermError('invalid_request', `a ${cols}x${shown} screen does not fit in that size even at scale ${PictureBounds.scaleMin}`, { field: opts.maxWidth !== undefined ? 'max_width' : 'scale' }));
+    return fail(new TermError('invalid_request', `a ${cols}x${shown} screen does not fit in that size even at scale ${PictureBounds.scaleMin}`, { field: opts.maxWidth !== undefined ? 'max_width' : opts.maxHeight !== undefined ? 'max_height' : 'scale' }));
   }
   const cellW = cellWidthFor(cellH);
   const em = FONT_METRICS.ascent + FONT_METRICS.descent;

@@ -82,8 +82,9 @@ export function renderSvg(grid: CellGrid, layout: Layout): string {
         flushRun();
         run = { xs: [], text: '', style };
       }
-      // A wide character is centred across its two cells, as the PNG draws it.
-      run.xs.push(cells === 2 && visible ? x + (w - cellW) / 2 : x);
+      // A wide character is centred across its two cells, as the PNG draws it. The viewer draws it from a font of
+      // its own, where CJK and emoji glyphs are about one em wide.
+      run.xs.push(cells === 2 && visible ? +(x + Math.max(0, w - fontSize) / 2).toFixed(2) : x);
       if (!visible && cells === 2) run.xs.push(x + cellW);
       run.text += text;
       if (single) flushRun();

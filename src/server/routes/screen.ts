@@ -18,6 +18,9 @@ const PictureQuery = {
   max_width: Type.Optional(
     Type.Integer({ minimum: Bounds.pictureMaxWidthMin, maximum: Bounds.pictureMaxWidthMax, description: 'The picture at most this wide, in pixels: the largest scale that fits (and at most scale, if given)' }),
   ),
+  max_height: Type.Optional(
+    Type.Integer({ minimum: Bounds.pictureMaxWidthMin, maximum: Bounds.pictureMaxWidthMax, description: 'The picture at most this tall, in pixels: the largest scale that fits (and at most scale, if given)' }),
+  ),
   theme: Type.Optional(StringEnum(THEME_NAMES, { description: 'Colours: dark (default, as the UI) or light' })),
   rows: Type.Optional(Type.String({ pattern: ROW_RANGE_PATTERN, description: 'Only these screen rows, 0-based and inclusive: "0-9", or one row "23"' })),
   cursor: Type.Optional(Type.Boolean({ description: 'Draw the cursor (default true; a cursor the program hid is never drawn)' })),
@@ -120,12 +123,13 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
 }
 
 /** The route's picture fields as core's options. */
-export function pictureOptions(format: 'png' | 'svg', q: { scale?: number; max_width?: number; theme?: PictureOptions['theme']; rows?: string; cursor?: boolean }): PictureOptions {
+export function pictureOptions(format: 'png' | 'svg', q: { scale?: number; max_width?: number; max_height?: number; theme?: PictureOptions['theme']; rows?: string; cursor?: boolean }): PictureOptions {
   const rows = q.rows?.split('-').map(Number);
   return {
     format,
     scale: q.scale,
     maxWidth: q.max_width,
+    maxHeight: q.max_height,
     theme: q.theme,
     rows: rows ? { first: rows[0]!, last: rows[1] ?? rows[0]! } : undefined,
     cursor: q.cursor,
