@@ -1,6 +1,6 @@
 /**
- * Reading pictures back in tests: a small PNG decoder (8-bit RGB or RGBA, every filter type, as any encoder may write
- * them) and golden images compared with a tolerance, so a test checks pixels rather than that some PNG came back.
+ * Reading pictures back in tests: a small PNG decoder (8-bit RGB, RGBA or indexed colour, every filter type, as any
+ * encoder may write them) and golden images compared with a tolerance, so a test checks pixels rather than that some PNG came back.
  *
  * Golden files live in test/fixtures/pictures/. To draw them anew after a deliberate change of the renderer, run the
  * test with TERMHOST_UPDATE_GOLDEN=1 and look at every changed file before committing it.
@@ -24,6 +24,7 @@ export function decodePng(png: Buffer): Rgb {
   let width = 0;
   let height = 0;
   let channels = 0;
+  let palette: Buffer | undefined;
   const idat: Buffer[] = [];
   while (at < png.length) {
     const len = png.readUInt32BE(at);
@@ -34,9 +35,10 @@ export function decodePng(png: Buffer): Rgb {
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
       assert.equal(body[8], 8, '8 bits per channel');
-      channels = body[9] === 2 ? 3 : body[9] === 6 ? 4 : 0;
-      assert.ok(channels, `colour type ${body[9]} is RGB or RGBA`);
-    } else if (type === 'IDAT') idat.push(body);
+      channels = body[9] === 2 ? 3 : body[9] === 6 ? 4 : body[9] === 3 ? 1 : 0;
+      assert.ok(channels, `colour type ${body[9]} is RGB, RGBA or indexed`);
+    } else if (type === 'PLTE') palette = body;
+    else if (type === 'IDAT') idat.push(body);
     else if (type === 'IEND') break;
     at += 12 + len;
   }
@@ -62,7 +64,13 @@ export function decodePng(png: Buffer): Rgb {
     }
   }
   const data = new Uint8Array(width * height * 3);
-  for (let i = 0; i < width * height; i++) data.set(rows.subarray(i * channels, i * channels + 3), i * 3);
+  if (channels === 1) {
+    assert.ok(palette, 'an indexed PNG has a palette');
+    for (let i = 0; i < width * height; i++) {
+      assert.ok(rows[i]! * 3 < palette.length, `index ${rows[i]} is in the palette`);
+      data.set(palette.subarray(rows[i]! * 3, rows[i]! * 3 + 3), i * 3);
+    }
+  } else for (let i = 0; i < width * height; i++) data.set(rows.subarray(i * channels, i * channels + 3), i * 3);
   return { width, height, data };
 }
 

@@ -13,6 +13,18 @@ import type { Layout } from './layout.js';
 
 /** Masks kept per atlas; past this the atlas starts again (a screen rarely holds more than a few hundred). */
 const ATLAS_GLYPHS_MAX = 8192;
+/**
+ * Steps of coverage a mask keeps (0 and 255 included). 16 are as smooth to the eye as 256 at terminal sizes, and keep
+ * the colours of a screen few enough for an indexed-colour PNG (png.ts): each foreground on each background gives at
+ * most this many.
+ */
+export const COVERAGE_LEVELS = 16;
+const COVERAGE_STEP = 255 / (COVERAGE_LEVELS - 1);
+
+function quantise(mask: Uint8Array): Uint8Array {
+  for (let i = 0; i < mask.length; i++) mask[i] = Math.round(Math.round(mask[i]! / COVERAGE_STEP) * COVERAGE_STEP);
+  return mask;
+}
 
 let registered = false;
 function registerFonts(): void {
@@ -43,7 +55,7 @@ export class GlyphAtlas {
     let m = this.masks.get(key);
     if (m) return m;
     if (this.masks.size >= ATLAS_GLYPHS_MAX) this.masks.clear();
-    m = this.draw(text, bold, italic, cells);
+    m = quantise(this.draw(text, bold, italic, cells));
     this.masks.set(key, m);
     return m;
   }
