@@ -2,6 +2,7 @@
  * `npm run bench`: termhost against tmux on the same machine, in the same run, at 200x50.
  *
  *   workloads (16 MiB streams) -> throughput -> keystroke latency -> snapshot cost   (termhost daemon in this process)
+ *                              -> picture cost: 200x50 PNG, typical / unchanged / every cell true colour
  *                              -> fan-out to 0/1/10/100 attach viewers    (same daemon; viewers in a child process)
  *                              -> CLI start-up: termhost ls vs tmux ls    (a fresh process per call)
  *                              -> memory per idle session                          (fresh daemon process, fresh tmux)
@@ -21,6 +22,7 @@ import { FIRST_SESSIONS, TOTAL_SESSIONS, measureMemory } from './memory.js';
 import { FANOUT_RUNS, FANOUT_VIEWERS, measureFanout } from './fanout.js';
 import { environment, formatTable, writeJson, type Results } from './report.js';
 import { HTTP_ITERATIONS, INPROC_ITERATIONS, SNAPSHOT_COLS, SNAPSHOT_ROWS, measureSnapshot } from './snapshot.js';
+import { PICTURE_ITERATIONS, measurePictures } from './pictures.js';
 import { nowMs } from './stats.js';
 import { startBenchDaemon, type BenchDaemon } from './termhost.js';
 import { THROUGHPUT_RUNS, THROUGHPUT_WARMUP_RUNS, measureThroughput } from './throughput.js';
@@ -84,6 +86,7 @@ try {
   const throughput = await measureThroughput(th, tmux, workloads, log);
   const latency = await measureLatency(th, tmux, log);
   const snapshot = await measureSnapshot(th, tmux, dir, log);
+  const pictures = await measurePictures(th, log);
   const fanout = await measureFanout(th, workloads.find((w) => w.name === 'plain')!, log);
   const startup = await measureStartup(th, tmux, log);
   await th.stop();
@@ -91,7 +94,7 @@ try {
   const transcripts = await measureTranscriptCost(dir, workloads.find((w) => w.name === 'plain')!, log);
   const memory = await measureMemory(dir, log);
 
-  const results: Results = { throughput, latency, memory, snapshot, fanout, startup };
+  const results: Results = { throughput, latency, memory, snapshot, pictures, fanout, startup };
   const env = environment(tmuxVersion, (nowMs() - started) / 1000, { loadAvg1mAtStart: loadAtStart, commit });
   writeJson(RESULTS_FILE, { ...results, transcripts }, env, {
     screen: `${FRAME_COLS}x${FRAME_ROWS}`,
@@ -106,6 +109,7 @@ try {
     snapshotScreen: `${SNAPSHOT_COLS}x${SNAPSHOT_ROWS}`,
     snapshotInProcessIterations: INPROC_ITERATIONS,
     snapshotHttpIterations: HTTP_ITERATIONS,
+    pictureIterations: PICTURE_ITERATIONS,
     fanoutViewers: FANOUT_VIEWERS,
     fanoutRuns: FANOUT_RUNS,
     fanoutStream: 'plain',
