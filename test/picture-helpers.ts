@@ -99,17 +99,8 @@ const DIFFERING_SHARE_MAX = 0.01;
 
 export const GOLDEN_DIR = path.join(ROOT, 'test', 'fixtures', 'pictures');
 
-/** Compare a PNG with the golden image `name`.png (written instead, with TERMHOST_UPDATE_GOLDEN=1). */
-export function assertGolden(name: string, png: Buffer): void {
-  const file = path.join(GOLDEN_DIR, `${name}.png`);
-  if (process.env.TERMHOST_UPDATE_GOLDEN === '1') {
-    fs.mkdirSync(GOLDEN_DIR, { recursive: true });
-    fs.writeFileSync(file, png);
-    return;
-  }
-  assert.ok(fs.existsSync(file), `no golden image ${file}; draw it with TERMHOST_UPDATE_GOLDEN=1 and look at it`);
-  const want = decodePng(fs.readFileSync(file));
-  const got = decodePng(png);
+/** The share of pixels of `got` that differ from `want` by more than the tolerance (same size required). */
+export function differingShare(got: Rgb, want: Rgb, name: string): number {
   assert.deepEqual([got.width, got.height], [want.width, want.height], `${name}: the picture's size`);
   let differing = 0;
   for (let i = 0; i < got.width * got.height; i++) {
@@ -120,7 +111,25 @@ export function assertGolden(name: string, png: Buffer): void {
       }
     }
   }
-  const share = differing / (got.width * got.height);
+  return differing / (got.width * got.height);
+}
+
+/** Assert two pictures are the same within the tolerance. */
+export function assertSimilar(got: Rgb, want: Rgb, name: string): void {
+  const share = differingShare(got, want, name);
+  assert.ok(share <= DIFFERING_SHARE_MAX, `${name}: ${(share * 100).toFixed(2)}% of pixels differ (at most ${DIFFERING_SHARE_MAX * 100}%)`);
+}
+
+/** Compare a PNG with the golden image `name`.png (written instead, with TERMHOST_UPDATE_GOLDEN=1). */
+export function assertGolden(name: string, png: Buffer): void {
+  const file = path.join(GOLDEN_DIR, `${name}.png`);
+  if (process.env.TERMHOST_UPDATE_GOLDEN === '1') {
+    fs.mkdirSync(GOLDEN_DIR, { recursive: true });
+    fs.writeFileSync(file, png);
+    return;
+  }
+  assert.ok(fs.existsSync(file), `no golden image ${file}; draw it with TERMHOST_UPDATE_GOLDEN=1 and look at it`);
+  const share = differingShare(decodePng(png), decodePng(fs.readFileSync(file)), name);
   if (share > DIFFERING_SHARE_MAX) {
     const out = path.join(GOLDEN_DIR, `${name}.actual.png`);
     fs.writeFileSync(out, png);
@@ -137,3 +146,87 @@ export async function printingSession(d: TestDaemon, format: string, size: { col
 
 /** The SGR screen: red background (41), a 256-colour block (196), a true-colour background, bold green text. */
 export const SGR_SCREEN = '\\033[41m  \\033[0m\\033[38;5;196m\u2588\\033[0m\\033[48;2;1;2;3m   \\033[0m\\033[1;32mBold\\033[0m';
+
+export interface GifFrame extends Rgb {
+  /** How long the frame shows, in ms (GIF keeps hundredths of a second). */
+  delayMs: number;
+}
+
+/** The frames of a GIF (full-size frames with a palette each, as termhost writes them), decoded to RGB. */
+export function decodeGif(gif: Buffer): GifFrame[] {
+  assert.match(gif.toString('latin1', 0, 6), /^GIF8[79]a$/, 'a GIF signature');
+  const width = gif.readUInt16LE(6);
+  const height = gif.readUInt16LE(8);
+  let at = 13;
+  const tableOf = (flags: number) => {
+    const size = 3 * (1 << ((flags & 7) + 1));
+    const t = gif.subarray(at, at + size);
+    at += size;
+    return t;
+  };
+  const global = gif[10]! & 0x80 ? tableOf(gif[10]!) : undefined;
+  const frames: GifFrame[] = [];
+  let delayMs = 0;
+  const subBlocks = () => {
+    const parts: Buffer[] = [];
+    for (let n = gif[at++]!; n > 0; n = gif[at++]!) {
+      parts.push(gif.subarray(at, at + n));
+      at += n;
+    }
+    return Buffer.concat(parts);
+  };
+  for (;;) {
+    const kind = gif[at++];
+    if (kind === 0x3b || kind === undefined) break;
+    if (kind === 0x21) {
+      const label = gif[at++];
+      const body = subBlocks();
+      if (label === 0xf9) delayMs = body.readUInt16LE(1) * 10;
+      continue;
+    }
+    assert.equal(kind, 0x2c, 'an image descriptor');
+    const [x, y, w, h] = [gif.readUInt16LE(at), gif.readUInt16LE(at + 2), gif.readUInt16LE(at + 4), gif.readUInt16LE(at + 6)];
+    assert.deepEqual([x, y, w, h], [0, 0, width, height], 'termhost writes full frames');
+    const flags = gif[at + 8]!;
+    at += 9;
+    const table = flags & 0x80 ? tableOf(flags) : global;
+    assert.ok(table, 'a colour table');
+    const minCode = gif[at++]!;
+    const indices = lzwDecode(subBlocks(), minCode, w * h);
+    const data = new Uint8Array(w * h * 3);
+    for (let i = 0; i < w * h; i++) data.set(table.subarray(indices[i]! * 3, indices[i]! * 3 + 3), i * 3);
+    frames.push({ width, height, data, delayMs });
+  }
+  return frames;
+}
+
+function lzwDecode(bytes: Buffer, minCode: number, pixels: number): Uint8Array {
+  const out = new Uint8Array(pixels);
+  const clear = 1 << minCode;
+  let size = minCode + 1;
+  let dict: number[][] = [];
+  const reset = () => {
+    dict = Array.from({ length: clear + 2 }, (_, i) => [i]);
+    size = minCode + 1;
+  };
+  reset();
+  let prev: number[] | undefined;
+  let n = 0;
+  let bit = 0;
+  while (bit + size <= bytes.length * 8 && n < pixels) {
+    let code = 0;
+    for (let b = 0; b < size; b++, bit++) code |= ((bytes[bit >> 3]! >> (bit & 7)) & 1) << b;
+    if (code === clear) {
+      reset();
+      prev = undefined;
+      continue;
+    }
+    if (code === clear + 1) break;
+    const entry = code < dict.length ? dict[code]! : [...prev!, prev![0]!];
+    if (prev) dict.push([...prev, entry[0]!]);
+    for (const v of entry) out[n++] = v;
+    prev = entry;
+    if (dict.length === 1 << size && size < 12) size++;
+  }
+  return out;
+}

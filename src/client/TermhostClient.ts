@@ -267,6 +267,20 @@ export class TermhostClient {
     return this.request('GET', `/v1/sessions/${enc(id)}/transcript?${q.filter(Boolean).join('&')}`, undefined, true);
   }
 
+  /**
+   * The stored transcript as an animated GIF, drawn by the daemon as its PNG screens are, identical frames merged.
+   * `idleLimit` caps every pause (seconds), `speed` plays faster (2) or slower (0.5).
+   */
+  async transcriptGif(id: string, opts: { idleLimit?: number; speed?: number; scale?: number; theme?: 'dark' | 'light' } = {}): Promise<{ bytes: Buffer; frames: number }> {
+    const q = new URLSearchParams({ format: 'gif' });
+    if (opts.idleLimit !== undefined) q.set('idle_limit', String(opts.idleLimit));
+    if (opts.speed !== undefined) q.set('speed', String(opts.speed));
+    if (opts.scale !== undefined) q.set('scale', String(opts.scale));
+    if (opts.theme !== undefined) q.set('theme', opts.theme);
+    const answer = await this.send('GET', `/v1/sessions/${enc(id)}/transcript?${q}`);
+    return { bytes: answer.body, frames: Number(answer.headers['x-termhost-frames'] ?? 0) };
+  }
+
   /** A single-use, 60 s code that signs a browser in to the UI: open `login_path` on the daemon's address. */
   mintUiLogin(opts: LoginCodeRequest = {}): Promise<LoginCode> {
     return this.request('POST', '/v1/ui/login-codes', opts);

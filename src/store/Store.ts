@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { moduleWorker, type Runtime, type Session } from '../core/index.js';
-import { asciicast, type CastOptions } from './asciicast.js';
+import { asciicast, replayEvents, type CastOptions, type ReplayEvent } from './asciicast.js';
 import { toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { TIME_RESOLUTION_MS, decodeTimes, type TimePair } from './timing.js';
@@ -354,9 +354,20 @@ export class Store {
 
   /** The whole transcript of a record as an asciicast file (store/asciicast.ts). */
   asciicast(record: SessionRecord, opts: CastOptions): string {
+    const { rows, events } = this.transcriptOf(record);
+    return asciicast(record, rows, events, opts);
+  }
+
+  /** The whole transcript of a record as timed events, for drawing it (a GIF): its size at the start, then output and resizes. */
+  recording(record: SessionRecord, opts: { idleLimitS?: number }): { cols: number; rows: number; events: ReplayEvent[] } {
+    const { rows, events } = this.transcriptOf(record);
+    return { cols: record.cols, rows: record.rows, events: replayEvents(record, rows, events, { version: 3, idleLimitS: opts.idleLimitS }) };
+  }
+
+  private transcriptOf(record: SessionRecord): { rows: StoredRow[]; events: StoredEvent[] } {
     const rows = this.db.prepare('SELECT seq, at, text, bytes, times FROM chunks WHERE session_id = ? ORDER BY seq').all(record.id) as StoredRow[];
     const events = this.db.prepare('SELECT seq, at, kind, data FROM transcript_events WHERE session_id = ? ORDER BY seq, at').all(record.id) as StoredEvent[];
-    return asciicast(record, rows, events, opts);
+    return { rows, events };
   }
 
   /** Delete a record and its transcript. */

@@ -25,6 +25,8 @@ export type WorkerReply =
 export const RENDER_QUEUE_MAX = 64;
 /** Recordings drawn at once at most. */
 export const GIF_JOBS_MAX = 2;
+/** Output in one recording drawn as a GIF at most (UTF-16 units); a longer one is refused before any work. */
+export const GIF_RECORDING_CHARS_MAX = 64 * 1024 * 1024;
 /** A worker's heap; a 16-megapixel picture needs about 200 MiB while it is drawn. */
 const WORKER_HEAP_MB = 512;
 
@@ -92,6 +94,11 @@ export class PictureRenderer {
 
   /** A recording as an animated GIF, in a worker of its own that ends with the job. */
   async gif(recording: Recording, options: GifOptions): Promise<Result<{ bytes: Buffer; frames: number }>> {
+    let chars = 0;
+    for (const e of recording.events) chars += e.data.length;
+    if (chars > GIF_RECORDING_CHARS_MAX) {
+      return fail(new TermError('invalid_request', `the recording holds ${chars} characters of output, more than the ${GIF_RECORDING_CHARS_MAX} a GIF is drawn from; export it as asciicast instead`));
+    }
     if (this.gifs.size >= GIF_JOBS_MAX) return fail(busy(`${GIF_JOBS_MAX} recordings are being drawn`));
     const w = new JobWorker();
     this.gifs.add(w);

@@ -36,7 +36,7 @@ for (const [name, bytes] of [
       for (let x = 0; x < layout.width; x++) {
         const p = ix.data[y * ix.stride + 1 + x]! * 3;
         const at = y * rgb.stride + 1 + x * 3;
-        const got = [ix.palette[p], ix.palette[p + 1], ix.palette[p + 2]];
+        const got: number[] = [ix.palette[p]!, ix.palette[p + 1]!, ix.palette[p + 2]!];
         const want = [rgb.data[at], rgb.data[at + 1], rgb.data[at + 2]];
         if (got.some((v, k) => v !== want[k])) assert.fail(`pixel ${x},${y}: indexed ${got}, RGB ${want}`);
       }
