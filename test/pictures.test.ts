@@ -62,7 +62,7 @@ test('a highlighted menu row (inverse video) is drawn in the foreground colour w
 });
 
 test('a wide character spans two cells, and the character after it starts in the third', async () => {
-  // 中 is two columns wide; the bundled font has no CJK glyphs, so it is drawn as the missing-glyph box, across both.
+  // 中 is two columns wide; DejaVu Sans Mono has no CJK glyphs, so it comes from the bundled fallback font.
   const s = await printing('A\u4e2dB\\033[42m\u4e2d\\033[0m|', { cols: 10, rows: 2 }, '|');
   const shot = await d.client.screenshot(s.id, { cursor: false });
   const img = decodePng(shot.bytes);
@@ -73,6 +73,10 @@ test('a wide character spans two cells, and the character after it starts in the
     return [...cols].sort();
   };
   assert.deepEqual(inkColumns(w, 3 * w), [1, 2], 'the wide character has ink in both of its cells');
+  // 中's vertical stroke runs down the middle of its two cells (an empty missing-glyph box would have ink there only
+  // at its top and bottom edges).
+  const middle = Array.from({ length: h }, (_, y) => y).filter((y) => [2 * w - 1, 2 * w].some((x) => pixel(img, x, y) !== dark.background));
+  assert.ok(middle.length >= h * 0.6, `a stroke down the middle, not an empty box: ${middle.length} of ${h} rows`);
   assert.ok(cellColours(img, shot, 3, 0).length > 1, 'B is drawn in the fourth cell');
   assert.deepEqual(cellColours(img, shot, 4, 0, 2)[0], dark.green, 'a wide character with a background colours both cells');
   assert.equal(cellColours(img, shot, 4, 0, 2).includes(dark.background), false);
@@ -266,8 +270,9 @@ test('on a machine with no fonts at all, the picture is the same: only the bundl
   });
   const seen = JSON.parse(report) as { before: string[]; after: string[] };
   assert.deepEqual(seen.before, [], 'the canvas sees no system font in there');
-  // The bundled files register under termhost's alias and under the name written in them.
-  assert.deepEqual(seen.after, ['DejaVu Sans Mono', 'termhost-dejavu-mono'], 'after drawing, only the bundled font is known');
+  // The bundled files (DejaVu Sans Mono and the UnifontEX fallback) register under termhost's aliases and under the
+  // names written in them.
+  assert.deepEqual(seen.after, ['DejaVu Sans Mono', 'UnifontExMono', 'termhost-dejavu-mono', 'termhost-unifont'], 'after drawing, only the bundled fonts are known');
   assertGolden('sgr-colours', fs.readFileSync(out));
   fs.rmSync(path.dirname(out), { recursive: true, force: true });
   assert.ok(fs.existsSync(path.join(GOLDEN_DIR, 'sgr-colours.png')));

@@ -3,12 +3,13 @@
  * bold italic) is drawn with Skia (@napi-rs/canvas) into a scratch canvas the first time it is seen, and its alpha
  * kept as a mask. Masks carry no colour, so a glyph is drawn in any colour from the same mask.
  *
- * Box drawing, block elements and braille come from geometry (boxDrawing.ts); a character the bundled font lacks is
- * drawn as an empty box, never from a system font (font.ts says why).
+ * Box drawing, block elements and braille come from geometry (boxDrawing.ts); a character DejaVu Sans Mono lacks comes
+ * from the bundled fallback (UnifontEX), one neither has is drawn as an empty box, never from a system font (font.ts
+ * says why).
  */
 import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
 import { geometricMask, isGeometric } from './boxDrawing.js';
-import { FONT_FAMILY, covers, faceOf, fontPath, type Face } from './font.js';
+import { FALLBACK_FAMILY, FALLBACK_METRICS, FONT_FAMILY, covers, faceOf, fontPath, type Face } from './font.js';
 import type { Layout } from './layout.js';
 
 /** Masks kept per atlas; past this the atlas starts again (a screen rarely holds more than a few hundred). */
@@ -29,13 +30,13 @@ function quantise(mask: Uint8Array): Uint8Array {
 let registered = false;
 function registerFonts(): void {
   if (registered) return;
-  for (const face of ['regular', 'bold', 'italic', 'boldItalic'] as Face[]) {
-    if (!GlobalFonts.registerFromPath(fontPath(face), FONT_FAMILY)) throw new Error(`could not load the bundled font ${fontPath(face)}`);
+  for (const face of ['regular', 'bold', 'italic', 'boldItalic', 'fallback'] as Face[]) {
+    if (!GlobalFonts.registerFromPath(fontPath(face), face === 'fallback' ? FALLBACK_FAMILY : FONT_FAMILY)) throw new Error(`could not load the bundled font ${fontPath(face)}`);
   }
   registered = true;
 }
 
-const CSS_FACE: Record<Face, string> = { regular: '', bold: 'bold ', italic: 'italic ', boldItalic: 'italic bold ' };
+const CSS_FACE: Record<Face, string> = { regular: '', bold: 'bold ', italic: 'italic ', boldItalic: 'italic bold ', fallback: '' };
 
 export class GlyphAtlas {
   private readonly masks = new Map<string, Uint8Array>();
@@ -73,13 +74,19 @@ export class GlyphAtlas {
     }
     let face = faceOf(bold, italic);
     if (!covers(face, text)) face = 'regular';
+    if (!covers(face, text)) face = 'fallback';
     if (!covers(face, text)) return missingGlyph(w, cellH);
     const ctx = this.ctx;
     ctx.clearRect(0, 0, cellW * 2, cellH);
-    ctx.font = `${CSS_FACE[face]}${this.layout.fontSize}px ${FONT_FAMILY}`;
-    // A wide character is centred across its two cells; the font's glyphs for them are one cell wide.
-    const x = cells === 2 ? Math.max(0, (w - ctx.measureText(text).width) / 2) : 0;
-    ctx.fillText(text, x, this.layout.baseline);
+    // The fallback is drawn at one em per cell row, on its own baseline: its glyphs are made to fill such a cell.
+    const fallback = face === 'fallback';
+    const size = fallback ? cellH : this.layout.fontSize;
+    const baseline = fallback ? Math.round(cellH * (FALLBACK_METRICS.ascent / (FALLBACK_METRICS.ascent + FALLBACK_METRICS.descent))) : this.layout.baseline;
+    ctx.font = fallback ? `${bold ? 'bold ' : ''}${size}px ${FALLBACK_FAMILY}` : `${CSS_FACE[face]}${size}px ${FONT_FAMILY}`;
+    // A glyph is centred across its cells: a wide character's may be narrower than two cells, and at a cell width
+    // other than half the height the fallback's may be wider than one.
+    const x = Math.max(0, (w - ctx.measureText(text).width) / 2) * (cells === 2 || fallback ? 1 : 0);
+    ctx.fillText(text, x, baseline);
     const rgba = ctx.getImageData(0, 0, w, cellH).data;
     const out = new Uint8Array(w * cellH);
     for (let i = 0; i < out.length; i++) out[i] = rgba[i * 4 + 3]!;

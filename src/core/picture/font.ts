@@ -1,9 +1,13 @@
 /**
- * The font pictures are drawn with: DejaVu Sans Mono, shipped with termhost (the @fontsource/dejavu-mono package, a
- * runtime dependency; its files hold the whole font, some 3,300 glyphs, whatever the "latin" in their names says).
+ * The fonts pictures are drawn with, shipped with termhost as runtime dependencies (their files hold the whole font,
+ * whatever the "latin" in their names says):
+ * - DejaVu Sans Mono (@fontsource/dejavu-mono), regular, bold, italic and bold italic: some 3,300 glyphs, Latin,
+ *   Greek, Cyrillic, symbols, box drawing;
+ * - UnifontEX (@fontsource/unifontex), one face with a glyph for nearly every character of the Basic Multilingual
+ *   Plane and the common emoji: the fallback for what DejaVu lacks, CJK, Hangul and emoji above all.
  *
- * No system font is ever used, not even for fallback: a character the font lacks is drawn as an empty box (the
- * renderer asks `covers()` first), so a picture comes out the same on a desktop and on a server with no fonts at all.
+ * No system font is ever used: a character neither font has is drawn as an empty box (the renderer asks `covers()`
+ * first), so a picture comes out the same on a desktop and on a server with no fonts at all.
  * For that the renderer needs the font's character map, read here from the WOFF files (zlib-compressed sfnt tables;
  * formats 4 and 12 of the cmap table, the two DejaVu has).
  */
@@ -11,17 +15,25 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import zlib from 'node:zlib';
 
-export type Face = 'regular' | 'bold' | 'italic' | 'boldItalic';
+export type Face = 'regular' | 'bold' | 'italic' | 'boldItalic' | 'fallback';
 
 const FILES: Record<Face, string> = {
-  regular: 'dejavu-mono-latin-400-normal.woff',
-  bold: 'dejavu-mono-latin-700-normal.woff',
-  italic: 'dejavu-mono-latin-400-italic.woff',
-  boldItalic: 'dejavu-mono-latin-700-italic.woff',
+  regular: 'dejavu-mono/files/dejavu-mono-latin-400-normal.woff',
+  bold: 'dejavu-mono/files/dejavu-mono-latin-700-normal.woff',
+  italic: 'dejavu-mono/files/dejavu-mono-latin-400-italic.woff',
+  boldItalic: 'dejavu-mono/files/dejavu-mono-latin-700-italic.woff',
+  fallback: 'unifontex/files/unifontex-latin-400-normal.woff',
 };
 
-/** The family name the faces are registered under with the canvas; nothing else is ever asked for. */
+/** The family names the faces are registered under with the canvas; nothing else is ever asked for. */
 export const FONT_FAMILY = 'termhost-dejavu-mono';
+export const FALLBACK_FAMILY = 'termhost-unifont';
+
+/**
+ * UnifontEX's metrics per em (head and hhea: 1024 units, ascent 896, descent 128). It is drawn on a grid of 16 rows
+ * per em and 8 columns per cell, so at one em per cell row its glyphs fill a cell, or two for a wide character.
+ */
+export const FALLBACK_METRICS = { ascent: 896 / 1024, descent: 128 / 1024 } as const;
 
 /**
  * DejaVu Sans Mono's metrics per em (from its hhea table: ascent 1901, descent 483, advance 1233 of 2048 units):
@@ -32,7 +44,7 @@ export const FONT_METRICS = { ascent: 1901 / 2048, descent: 483 / 2048, advance:
 const require = createRequire(import.meta.url);
 
 export function fontPath(face: Face): string {
-  return require.resolve(`@fontsource/dejavu-mono/files/${FILES[face]}`);
+  return require.resolve(`@fontsource/${FILES[face]}`);
 }
 
 export function faceOf(bold: boolean, italic: boolean): Face {
