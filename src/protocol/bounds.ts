@@ -41,6 +41,21 @@ export const Bounds = {
   /** Recordings as GIF: playback speed. */
   gifSpeedMin: 0.1,
   gifSpeedMax: 100,
+  /** A command typed through POST .../commands. */
+  commandCharsMax: 65_536,
+  /** Longest a command call (or a wait on one) may wait before answering "running". */
+  commandTimeoutMsMax: 3_600_000,
+  /** The most output one command answer carries (`max_output_bytes`); the rest is paged. */
+  commandOutputBytesMax: 1024 * 1024,
+  /** One page of a command's output. */
+  commandOutputPageBytesMax: 1024 * 1024,
+} as const;
+
+/** Defaults of a command call, beside the bounds they sit in. */
+export const CommandDefaults = {
+  timeoutMs: 60_000,
+  maxOutputBytes: 16 * 1024,
+  pageBytes: 64 * 1024,
 } as const;
 
 /** A picture's `rows`: one row or a range, 0-based and inclusive ("0-9", "23"). */

@@ -16,6 +16,7 @@ import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
 import { mayStoreRaw, requireRole } from '../control/policy.js';
 import { validateSpec } from './validateSpec.js';
 import { PictureRenderer } from '../picture/index.js';
+import { planShell } from '../shell/integration.js';
 
 /** First characters of session ids: letters other than "e" (which could make an id read as a number, "1e5"). */
 const ID_FIRST = 'abcdfghjkmnpqrstuvwxyz';
@@ -45,6 +46,8 @@ export interface SessionSpec {
   name?: string;
   /** Free the session as soon as its process has exited (its record stays in the store). */
   remove_on_exit?: boolean;
+  /** Shell integration for bash, zsh and fish (prompts, commands, exit statuses); default true. */
+  shell_integration?: boolean;
 }
 
 export interface SessionManagerOptions {
@@ -106,6 +109,7 @@ export class SessionManager {
       transcript: spec.transcript ?? 'redacted',
       name: spec.name,
       remove_on_exit: spec.remove_on_exit ?? false,
+      shell_integration: spec.shell_integration ?? true,
     };
   }
 
@@ -134,12 +138,13 @@ export class SessionManager {
       );
     }
     const resolved = this.resolveSpec(spec);
-    const [file, ...args] = resolved.command;
+    const plan = planShell(resolved.command, resolved.env, resolved.shell_integration);
+    const [file, ...args] = plan.argv;
     const spawned = spawnPty({
       file: file!,
       args,
       cwd: resolved.cwd,
-      env: resolved.env,
+      env: plan.env,
       cols: resolved.cols,
       rows: resolved.rows,
       term: resolved.term,
@@ -151,6 +156,7 @@ export class SessionManager {
       spawned.value,
       { inputPolicy: spec.input_policy ?? this.defaults.inputPolicy, secretDetect: spec.secret_detect ?? this.defaults.secretDetect },
       actor,
+      plan,
       this.pictures,
     );
     this.sessions.set(session.id, session);

@@ -21,7 +21,7 @@ const Query = Type.Object(
     speed: Type.Optional(Type.Number({ minimum: Bounds.gifSpeedMin, maximum: Bounds.gifSpeedMax, description: 'gif: playback speed (2 plays twice as fast)' })),
     scale: Type.Optional(Type.Integer({ minimum: Bounds.pictureScaleMin, maximum: Bounds.pictureScaleMax, description: `gif: pixels per cell row, default ${Bounds.pictureScaleDefault}` })),
     theme: Type.Optional(StringEnum(THEME_NAMES, { description: 'gif: colours, dark (default) or light' })),
-    markers: Type.Optional(StringEnum(['1', 'true'], { description: 'asciicast: include markers ("m" events): where secret-input windows opened and closed' })),
+    markers: Type.Optional(StringEnum(['1', 'true'], { description: 'asciicast: include markers ("m" events): where secret-input windows opened and closed, where commands started and ended' })),
   },
   { additionalProperties: false },
 );
