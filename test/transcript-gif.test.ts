@@ -3,20 +3,47 @@
  * PNG screens, identical frames merged, with --idle-limit and --speed; through the route, the SDK and the CLI.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { assertNoLeaks, rawRequest, runBin, startTestDaemon, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, rawRequest, runBin, startTestDaemon, until, type TestDaemon } from './helpers.js';
 import { assertSimilar, decodeGif, decodePng } from './picture-helpers.js';
 
 let d: TestDaemon;
 let id: string;
+/** A pause in the recording: the program prints its next screen only after input sent this long after the last one. */
+const PAUSE_MS = 300;
+
 before(async () => {
   d = await startTestDaemon();
-  // "one", then "two" 0.4 s later, then "two" drawn again over itself: three outputs, two distinct screens.
-  const s = await d.client.createSession({ command: ['sh', '-c', 'printf one; sleep 0.4; printf "\\rtwo"; sleep 0.4; printf "\\rtwo"; sleep 0.4'], cols: 12, rows: 3 });
+  // "one", then "two", then "two" drawn again over itself: three outputs, two distinct screens. Each output waits for
+  // a line of input that the test sends PAUSE_MS after it saw the one before, so the pauses are in the recording
+  // however slowly the machine runs (the PTY cannot deliver an output before the input that causes it).
+  const script = 'stty -echo; read a; printf one; read b; printf "\\rtwo"; read c; printf "\\rtwo"; read d';
+  const s = await d.client.createSession({ command: ['sh', '-c', script], cols: 12, rows: 3 });
   id = s.id;
+  await until('echo to be off', () => {
+    try {
+      const tty = fs.readlinkSync(`/proc/${s.pid}/fd/0`);
+      return /(^|\s)-echo(\s|$)/.test(execFileSync('stty', ['-a', '-F', tty], { encoding: 'utf8' }));
+    } catch {
+      return false;
+    }
+  });
+  let seq = (await d.client.getSession(id)).seq;
+  for (let step = 0; step < 4; step++) {
+    if (step > 0) {
+      const before = seq;
+      seq = await until('the next output', async () => {
+        const now = (await d.client.getSession(id)).seq;
+        return now > before ? now : undefined;
+      });
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS)); // the recording's pause, not a synchronisation
+    }
+    await d.client.input(id, [{ key: 'Enter' }]);
+  }
   await d.client.wait(id, { exit: true, timeout_ms: 10_000 });
 });
 after(async () => {
@@ -29,7 +56,7 @@ test('a known recording gives one frame per distinct screen, and its last frame 
   assert.equal(gif.frames, 2, 'one, two (the second "two" is the same screen, merged)');
   const frames = decodeGif(gif.bytes);
   assert.equal(frames.length, 2);
-  assert.ok(frames[0]!.delayMs >= 300 && frames[0]!.delayMs <= 520, `"one" shows for its 0.4 s: ${frames[0]!.delayMs} ms`);
+  assert.ok(frames[0]!.delayMs >= PAUSE_MS - 40, `"one" shows for at least its pause: ${frames[0]!.delayMs} ms`);
   assert.equal(frames[1]!.delayMs, 2000, 'the last frame is held before the loop');
   // The same renderer: the last frame is the PNG of the final screen, up to the GIF's palette.
   const png = decodePng((await d.client.screenshot(id)).bytes);
@@ -40,7 +67,7 @@ test('a known recording gives one frame per distinct screen, and its last frame 
 test('--idle-limit caps the pauses and --speed plays faster (here: everything within one frame)', async () => {
   const capped = decodeGif((await d.client.transcriptGif(id, { idleLimit: 0.1 })).bytes);
   assert.equal(capped.length, 2);
-  assert.ok(capped[0]!.delayMs <= 170, `the 0.4 s pause capped at 0.1 s: ${capped[0]!.delayMs} ms`);
+  assert.ok(capped[0]!.delayMs <= 170, `the pause capped at 0.1 s: ${capped[0]!.delayMs} ms`);
   const fast = await d.client.transcriptGif(id, { speed: 100 });
   assert.equal(fast.frames, 1, 'at 100x every output falls in the same 1/30 s');
   assertSimilar(decodeGif(fast.bytes)[0]!, decodePng((await d.client.screenshot(id)).bytes), 'the one frame');

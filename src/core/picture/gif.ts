@@ -95,7 +95,8 @@ export async function recordingFrames(rec: Recording, speed = 1): Promise<Frame[
       await emu.whenParsed();
       const at = Math.max(tick + 1, Math.floor(clock / tickMs)) * tickMs;
       tick = Math.floor(at / tickMs);
-      push(cellGrid(emu), frames.length === 0 ? 0 : at);
+      // At its own time, also the first frame: its delay is the time to the next one, not since the recording began.
+      push(cellGrid(emu), at);
     }
     await emu.whenParsed();
     if (frames.length === 0) push(cellGrid(emu), 0);
