@@ -1,14 +1,19 @@
 /**
  * Live attach: the WebSocket endpoint, attach tokens for clients that cannot send headers, and banners for the
- * people watching. The protocol itself is in protocol/attach.ts and docs/protocol.md.
+ * people watching; and the same session as an asciinema live stream (ALiS), read-only, for asciinema-player. Both
+ * sockets are admitted by the same checks and authenticated by the same first frame and rule. The protocols are in
+ * protocol/attach.ts, protocol/alis.ts and docs/protocol.md.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { TermError, atLeast } from '../../core/index.js';
 import type { Role } from '../../protocol/attach.js';
 import { AttachTokenBody, AttachTokenSchema, BannerBody, SessionIdParams, SessionInfoSchema } from '../../protocol/http.js';
 import { ATTACH_TOKEN_TTL_S, AttachTokens } from '../attachTokens.js';
 import { AttachConnection, type AttachSettings, type Authenticate } from '../attach/AttachConnection.js';
+import { AlisConnection } from '../attach/AlisConnection.js';
+import type { Principal } from '../TokenStore.js';
+import type { Session } from '../../core/index.js';
 import { originAllowed } from '../auth.js';
 import { sendError } from '../errors.js';
 import { actorOf } from '../auth.js';
@@ -23,6 +28,36 @@ export interface AttachDeps extends RouteDeps {
 }
 
 export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Promise<void> {
+  /** The checks both sockets make before the upgrade, answered as plain HTTP errors. */
+  const beforeUpgrade = (what: string) => async (req: FastifyRequest, reply: FastifyReply) => {
+    if (req.url.includes('?')) {
+      return sendError(reply, new TermError('invalid_request', `the ${what} URL takes no query string; send options and the token in the first frame`));
+    }
+    if (!originAllowed(req.headers.origin, req.headers.host, deps.allowedOrigins)) {
+      const hint = req.headers.origin === 'null' ? 'opaque origins (sandboxed pages, file: URLs) can never attach' : 'allow it with --allow-origin';
+      return sendError(reply, new TermError('forbidden_origin', `Origin "${req.headers.origin}" may not attach; ${hint}`));
+    }
+    const found = deps.manager.get((req.params as IdParams).id);
+    if (!found.ok) return sendError(reply, found.error);
+    // An upgrade holds a slot until its connection closes, however it ends (refused upgrade, auth failure, close).
+    if (req.headers.upgrade?.toLowerCase() === 'websocket') {
+      const slot = deps.slots.attach.take();
+      if (!slot.ok) return sendError(reply, slot.error);
+      req.raw.socket.once('close', slot.value);
+    }
+  };
+
+  /** Who a first frame's credential stands for on this session, and the most it may do: the one rule both sockets use. */
+  const authenticatorFor = (session: Session, headerPrincipal: Principal | undefined): Authenticate => (frame) => {
+    // The bearer header, or a bearer token in the frame: the token's own actor; viewers can only watch.
+    const bearer = frame.token === undefined ? headerPrincipal : deps.tokens.resolve(frame.token);
+    if (bearer) return { ok: true, maxRole: atLeast(bearer.actor, 'agent') ? 'driver' : 'viewer', ...bearer };
+    if (frame.token === undefined) return { ok: false, reason: 'a token is required in the auth frame' };
+    const grant = deps.attachTokens.redeem(frame.token, session.id);
+    if (!grant || !deps.tokens.isLive(grant.tokenId)) return { ok: false, reason: 'the token is invalid, expired, already used, revoked, or for another session' };
+    return { ok: true, maxRole: grant.role, actor: grant.actor, tokenName: grant.tokenName };
+  };
+
   app.post(
     '/v1/sessions/:id/attach-tokens',
     {
@@ -86,40 +121,39 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       response: { 101: { description: 'Switching Protocols: the attach socket' }, ...errors(400, 404, 503) },
     },
     // Everything that can be refused before the upgrade is refused here, as a plain HTTP error.
-    preValidation: async (req, reply) => {
-      if (req.url.includes('?')) {
-        return sendError(reply, new TermError('invalid_request', 'the attach URL takes no query string; send options and the token in the first frame'));
-      }
-      if (!originAllowed(req.headers.origin, req.headers.host, deps.allowedOrigins)) {
-        const hint = req.headers.origin === 'null' ? 'opaque origins (sandboxed pages, file: URLs) can never attach' : 'allow it with --allow-origin';
-        return sendError(reply, new TermError('forbidden_origin', `Origin "${req.headers.origin}" may not attach; ${hint}`));
-      }
-      const found = deps.manager.get((req.params as IdParams).id);
-      if (!found.ok) return sendError(reply, found.error);
-      // An upgrade holds a slot until its connection closes, however it ends (refused upgrade, auth failure, close).
-      if (req.headers.upgrade?.toLowerCase() === 'websocket') {
-        const slot = deps.slots.attach.take();
-        if (!slot.ok) return sendError(reply, slot.error);
-        req.raw.socket.once('close', slot.value);
-      }
-    },
+    preValidation: beforeUpgrade('attach'),
     // A plain GET (no upgrade) gets the standard error shape instead of an empty 404.
     handler: async (_req, reply) =>
       sendError(reply, new TermError('invalid_request', 'this endpoint is a WebSocket: send an upgrade request (see docs/protocol.md)')),
     wsHandler: (socket, req) => {
       const found = deps.manager.get((req.params as IdParams).id);
       if (!found.ok) return socket.close(4004, 'no such session');
-      const headerPrincipal = req.principal;
-      const authenticate: Authenticate = (frame) => {
-        // The bearer header, or a bearer token in the frame: the token's own actor; viewers can only watch.
-        const bearer = frame.token === undefined ? headerPrincipal : deps.tokens.resolve(frame.token);
-        if (bearer) return { ok: true, maxRole: atLeast(bearer.actor, 'agent') ? 'driver' : 'viewer', ...bearer };
-        if (frame.token === undefined) return { ok: false, reason: 'a token is required in the auth frame' };
-        const grant = deps.attachTokens.redeem(frame.token, found.value.id);
-        if (!grant || !deps.tokens.isLive(grant.tokenId)) return { ok: false, reason: 'the token is invalid, expired, already used, revoked, or for another session' };
-        return { ok: true, maxRole: grant.role, actor: grant.actor, tokenName: grant.tokenName };
-      };
-      new AttachConnection(socket, found.value, authenticate, deps.settings, req.log, deps.revocations);
+      new AttachConnection(socket, found.value, authenticatorFor(found.value, req.principal), deps.settings, req.log, deps.revocations);
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    url: '/v1/sessions/:id/alis',
+    // The first frame carries the credential, as on the attach socket.
+    config: { auth: 'self' },
+    schema: {
+      summary: 'The session as an asciinema live stream (ALiS v1, WebSocket subprotocol v1.alis), read-only: see docs/protocol.md',
+      description:
+        'Upgrade with GET and no query string, offering the subprotocol v1.alis. Send the same auth frame as on the attach ' +
+        'socket first (an attach token or a bearer token; any role may watch); the server answers with ALiS binary frames: ' +
+        'the magic, a reset with the current screen, output and resizes, then exit and EOT. Close codes as on the attach ' +
+        'socket; 1008 for a frame sent after auth.',
+      params: SessionIdParams,
+      response: { 101: { description: 'Switching Protocols: the live stream' }, ...errors(400, 404, 503) },
+    },
+    preValidation: beforeUpgrade('live stream'),
+    handler: async (_req, reply) =>
+      sendError(reply, new TermError('invalid_request', 'this endpoint is a WebSocket (ALiS): send an upgrade request (see docs/protocol.md)')),
+    wsHandler: (socket, req) => {
+      const found = deps.manager.get((req.params as IdParams).id);
+      if (!found.ok) return socket.close(4004, 'no such session');
+      new AlisConnection(socket, found.value, authenticatorFor(found.value, req.principal), deps.settings, req.log, deps.revocations);
     },
   });
 }
