@@ -12,6 +12,7 @@ import type { FanoutResult } from './fanout.js';
 import { LATENCY_SHORT_WARMUP, type LatencyResult } from './latency.js';
 import type { MemoryResult } from './memory.js';
 import type { SnapshotResult } from './snapshot.js';
+import { PICTURE_TARGETS, type PictureResult } from './pictures.js';
 import { STARTUP_TARGET_MS, type StartupResult } from './startup.js';
 import { round, type Load } from './stats.js';
 import type { ThroughputResult } from './throughput.js';
@@ -31,6 +32,8 @@ export interface Results {
   latency: LatencyResult;
   memory: MemoryResult;
   snapshot: SnapshotResult;
+  /** Pictures of a 200x50 screen over HTTP. */
+  pictures: PictureResult;
   fanout: FanoutResult[];
   /** One CLI call: termhost ls against tmux ls. */
   startup: StartupResult;
@@ -108,6 +111,13 @@ function rows(r: Results): Row[] {
       termhost: s.textCachedP50Us },
     { name: 'Styled snapshot 200x60 after a one-row change, in-process p50', unit: 'us', better: 'lower',
       termhost: s.styledUncachedP50Us },
+    { name: 'PNG 200x50 typical output after a change, HTTP p50', unit: 'ms', better: 'lower', termhost: r.pictures.typicalPngP50Ms,
+      target: `< ${PICTURE_TARGETS.typicalPngP50MsMax} ms`, met: r.pictures.typicalPngP50Ms < PICTURE_TARGETS.typicalPngP50MsMax },
+    { name: 'PNG 200x50 unchanged screen (cached), HTTP p50', unit: 'ms', better: 'lower', termhost: r.pictures.unchangedHttpP50Ms,
+      target: `< ${PICTURE_TARGETS.unchangedP50MsMax} ms`, met: r.pictures.unchangedHttpP50Ms < PICTURE_TARGETS.unchangedP50MsMax },
+    { name: 'PNG 200x50 every cell its own true colour, HTTP p50', unit: 'ms', better: 'lower', termhost: r.pictures.trueColourPngP50Ms,
+      target: `< ${PICTURE_TARGETS.trueColourPngP50MsMax} ms`, met: r.pictures.trueColourPngP50Ms < PICTURE_TARGETS.trueColourPngP50MsMax },
+    { name: 'SVG 200x50 typical output after a change, HTTP p50', unit: 'ms', better: 'lower', termhost: r.pictures.typicalSvgP50Ms },
     { name: 'Screen read after a change p50 (tmux: capture-pane CLI)', unit: 'us', better: 'lower', termhost: s.httpUncachedP50Us,
       tmux: s.tmuxCliP50Us },
     { name: 'Screen read after a change p50 (tmux: capture-pane -C)', unit: 'us', better: 'lower', termhost: s.httpUncachedP50Us,
@@ -216,6 +226,9 @@ export function formatTable(r: Results, env: Environment): string {
       `external (buffers, typed arrays) ${r.memory.termhostExternalPerSessionKiB.toFixed(1)} KiB`,
     `CLI start-up p90: termhost ls ${fmt(r.startup.termhostLs.p90Ms)} ms, tmux ls ${fmt(r.startup.tmuxLs.p90Ms)} ms; ` +
       `node -e 0 (the floor of any Node CLI) p50 ${fmt(r.startup.nodeFloor.p50Ms)} ms, p90 ${fmt(r.startup.nodeFloor.p90Ms)} ms`,
+    `termhost pictures: typical PNG p95 ${fmt(r.pictures.typicalPngP95Ms)} ms, ${(r.pictures.typicalPngBytes / 1024).toFixed(0)} KiB; ` +
+      `true colour p95 ${fmt(r.pictures.trueColourPngP95Ms)} ms, ${(r.pictures.trueColourPngBytes / 1024).toFixed(0)} KiB; ` +
+      `unchanged in-process ${fmt(r.pictures.unchangedInProcessP50Us)} us`,
     `termhost snapshot p95: text after every row changed ${fmt(s.textFullChangeP95Us)} us, after a one-row change ` +
       `${fmt(s.textUncachedP95Us)} us, cached ${fmt(s.textCachedP95Us)} us; ` +
       `HTTP after a change ${fmt(s.httpUncachedP95Us)} us`,
@@ -247,6 +260,9 @@ export function writeJson(file: string, r: Results, env: Environment, config: Re
     keystrokeP50Under0_5Ms: r.latency.termhost.p50Ms < t.keystrokeP50MsMax,
     textSnapshotAfterChangeUnder60Us: r.snapshot.textUncachedP50Us < t.snapshotP50UsMax,
     textSnapshotAfterFullChangeUnder60Us: r.snapshot.textFullChangeP50Us < t.snapshotP50UsMax,
+    typicalPngUnder50Ms: r.pictures.typicalPngP50Ms < PICTURE_TARGETS.typicalPngP50MsMax,
+    unchangedPngUnder1Ms: r.pictures.unchangedHttpP50Ms < PICTURE_TARGETS.unchangedP50MsMax,
+    trueColourPngUnder100Ms: r.pictures.trueColourPngP50Ms < PICTURE_TARGETS.trueColourPngP50MsMax,
   };
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(rounded({ environment: env, config, targets, results: r }), null, 2) + '\n');

@@ -2,6 +2,7 @@
  * `npm run bench`: termhost against tmux on the same machine, in the same run, at 200x50.
  *
  *   workloads (16 MiB streams) -> throughput -> keystroke latency -> snapshot cost   (termhost daemon in this process)
+ *                              -> picture cost: 200x50 PNG, typical / unchanged / every cell true colour
  *                              -> fan-out to 0/1/10/100 attach viewers    (same daemon; viewers in a child process)
  *                              -> one call per command: `true` x200        (same daemon; tmux send-keys + wait-for)
  *                              -> shell integration on vs off, 16 MiB      (a fresh daemon)
@@ -23,6 +24,7 @@ import { FIRST_SESSIONS, TOTAL_SESSIONS, measureMemory } from './memory.js';
 import { FANOUT_RUNS, FANOUT_VIEWERS, measureFanout } from './fanout.js';
 import { environment, formatTable, writeJson, type Results } from './report.js';
 import { HTTP_ITERATIONS, INPROC_ITERATIONS, SNAPSHOT_COLS, SNAPSHOT_ROWS, measureSnapshot } from './snapshot.js';
+import { PICTURE_ITERATIONS, measurePictures } from './pictures.js';
 import { nowMs } from './stats.js';
 import { startBenchDaemon, type BenchDaemon } from './termhost.js';
 import { THROUGHPUT_RUNS, THROUGHPUT_WARMUP_RUNS, measureThroughput } from './throughput.js';
@@ -88,6 +90,7 @@ try {
   const throughput = await measureThroughput(th, tmux, workloads, log);
   const latency = await measureLatency(th, tmux, log);
   const snapshot = await measureSnapshot(th, tmux, dir, log);
+  const pictures = await measurePictures(th, log);
   const fanout = await measureFanout(th, workloads.find((w) => w.name === 'plain')!, log);
   const commands = await measureCommands(th, tmux, dir, log);
   const startup = await measureStartup(th, tmux, log);
@@ -98,7 +101,7 @@ try {
   const memory = await measureMemory(dir, log);
   const agentTasks = await measureAgentTasks(log);
 
-  const results: Results = { throughput, latency, memory, snapshot, fanout, startup, commands, integration };
+  const results: Results = { throughput, latency, memory, snapshot, pictures, fanout, startup, commands, integration };
   const env = environment(tmuxVersion, (nowMs() - started) / 1000, { loadAvg1mAtStart: loadAtStart, commit });
   writeJson(RESULTS_FILE, { ...results, transcripts, agentTasks }, env, {
     screen: `${FRAME_COLS}x${FRAME_ROWS}`,
@@ -113,6 +116,7 @@ try {
     snapshotScreen: `${SNAPSHOT_COLS}x${SNAPSHOT_ROWS}`,
     snapshotInProcessIterations: INPROC_ITERATIONS,
     snapshotHttpIterations: HTTP_ITERATIONS,
+    pictureIterations: PICTURE_ITERATIONS,
     fanoutViewers: FANOUT_VIEWERS,
     fanoutRuns: FANOUT_RUNS,
     fanoutStream: 'plain',

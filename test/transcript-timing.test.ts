@@ -211,7 +211,7 @@ test('--idle-limit caps pauses, in the route and in termhost transcript', async 
   assert.match(err, /--idle-limit wants a number of seconds above 0/);
   err = '';
   assert.equal(await runCli(['transcript', '--addr', d.address, '--token', d.token, '--idle-limit', '0.3', s.id], { out: () => {}, err: (x: string) => (err += x) }), 2);
-  assert.match(err, /--cast-version, --idle-limit and --markers go with --cast/);
+  assert.match(err, /--idle-limit goes with --cast or --gif/);
   const bad = await (await import('./helpers.js')).rawRequest(d.address, { path: `/v1/sessions/${s.id}/transcript?format=asciicast&idle_limit=-1`, headers: { authorization: `Bearer ${d.token}` } });
   assert.equal(bad.status, 400);
   await d.client.deleteSession(s.id);

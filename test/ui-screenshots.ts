@@ -1,6 +1,7 @@
 /**
  * `npm run screenshots`: the README's pictures of the UI, taken in real Chromium against a real daemon running real
- * programs: the session list, a live pane, the secret-input banner and an ended session. Writes docs/images/*.png.
+ * programs: the session list, a live pane, the secret-input banner and an ended session; and a picture of a terminal
+ * drawn by termhost itself (GET .../screen?format=png), terminal.png. Writes docs/images/*.png.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -63,6 +64,7 @@ try {
   await waitText(d, build.id, 'tests');
   await agent.input(build.id, [{ text: './run_tests.sh' }, { key: 'Enter' }]);
   await waitText(d, build.id, '41 passed');
+  fs.writeFileSync(path.join(OUT, 'terminal.png'), (await agent.screenshot(build.id, { scale: 18 })).bytes);
   await agent.acquireLease(build.id, 'exclusive', 600_000);
 
   const repl = await agent.createSession({ command: ['python3', '-q'], labels: { agent: 'claude', task: 'data' }, cols: 90, rows: 20 });

@@ -27,10 +27,36 @@ import type { AttachClient, AttachOptions } from './AttachClient.js';
 import { EventStream } from './EventStream.js';
 import { errorFromAnswer, TermhostError } from './errors.js';
 import { resolveTarget, noDaemonMessage, unreachableError, type Address, type Target } from './address.js';
-import { makeTransport, NetworkFailure, type Transport, type TransportKind } from './transport.js';
+import { makeTransport, NetworkFailure, type Answer, type Transport, type TransportKind } from './transport.js';
 import type { LoginCode, LoginCodeRequest } from '../protocol/ui.js';
 
 export type Lease = Static<typeof LeaseSchema>;
+
+export interface ScreenshotOptions {
+  format?: 'png' | 'svg';
+  scale?: number;
+  maxWidth?: number;
+  maxHeight?: number;
+  theme?: 'dark' | 'light';
+  rows?: { first: number; last: number };
+  cursor?: boolean;
+}
+
+/** A picture of a screen and what it shows: the stream offset, the columns and rows drawn, the cell size in pixels. */
+export interface Screenshot {
+  format: 'png' | 'svg';
+  bytes: Buffer;
+  seq: number;
+  cols: number;
+  firstRow: number;
+  lastRow: number;
+  cellWidth: number;
+  cellHeight: number;
+  /** The picture's size in pixels. */
+  width: number;
+  height: number;
+}
+
 export type SecretState = Static<typeof SecretStateSchema>;
 export type TokenInfo = Static<typeof TokenInfoSchema>;
 export type AttachToken = Static<typeof AttachTokenSchema>;
@@ -157,6 +183,37 @@ export class TermhostClient {
     return this.request('GET', `/v1/sessions/${enc(id)}/screen?${q}`);
   }
 
+  /**
+   * A picture of the screen (PNG by default, or SVG), drawn by the daemon with its bundled font. `scale` is pixels per
+   * cell row; `maxWidth` and `maxHeight` shrink it to fit; `rows` draws only a range of screen rows (0-based, inclusive).
+   */
+  async screenshot(id: string, opts: ScreenshotOptions = {}): Promise<Screenshot> {
+    const format = opts.format ?? 'png';
+    const q = new URLSearchParams({ format });
+    if (opts.scale !== undefined) q.set('scale', String(opts.scale));
+    if (opts.maxWidth !== undefined) q.set('max_width', String(opts.maxWidth));
+    if (opts.maxHeight !== undefined) q.set('max_height', String(opts.maxHeight));
+    if (opts.theme !== undefined) q.set('theme', opts.theme);
+    if (opts.rows !== undefined) q.set('rows', opts.rows.first === opts.rows.last ? String(opts.rows.first) : `${opts.rows.first}-${opts.rows.last}`);
+    if (opts.cursor !== undefined) q.set('cursor', String(opts.cursor));
+    const answer = await this.send('GET', `/v1/sessions/${enc(id)}/screen?${q}`);
+    const header = (name: string) => String(answer.headers[name] ?? '');
+    const [cellWidth, cellHeight] = header('x-termhost-cell').split('x').map(Number);
+    const [firstRow, lastRow] = header('x-termhost-rows').split('-').map(Number);
+    return {
+      format,
+      bytes: answer.body,
+      seq: Number(header('x-termhost-seq')),
+      cols: Number(header('x-termhost-cols')),
+      firstRow: firstRow!,
+      lastRow: lastRow!,
+      cellWidth: cellWidth!,
+      cellHeight: cellHeight!,
+      width: cellWidth! * Number(header('x-termhost-cols')),
+      height: cellHeight! * (lastRow! - firstRow! + 1),
+    };
+  }
+
   scrollback(id: string, lines?: number): Promise<{ lines: string[]; total: number }> {
     return this.request('GET', `/v1/sessions/${enc(id)}/scrollback${lines === undefined ? '' : `?lines=${lines}`}`);
   }
@@ -250,6 +307,20 @@ export class TermhostClient {
     return this.request('GET', `/v1/sessions/${enc(id)}/transcript?${q.filter(Boolean).join('&')}`, undefined, true);
   }
 
+  /**
+   * The stored transcript as an animated GIF, drawn by the daemon as its PNG screens are, identical frames merged.
+   * `idleLimit` caps every pause (seconds), `speed` plays faster (2) or slower (0.5).
+   */
+  async transcriptGif(id: string, opts: { idleLimit?: number; speed?: number; scale?: number; theme?: 'dark' | 'light' } = {}): Promise<{ bytes: Buffer; frames: number }> {
+    const q = new URLSearchParams({ format: 'gif' });
+    if (opts.idleLimit !== undefined) q.set('idle_limit', String(opts.idleLimit));
+    if (opts.speed !== undefined) q.set('speed', String(opts.speed));
+    if (opts.scale !== undefined) q.set('scale', String(opts.scale));
+    if (opts.theme !== undefined) q.set('theme', opts.theme);
+    const answer = await this.send('GET', `/v1/sessions/${enc(id)}/transcript?${q}`);
+    return { bytes: answer.body, frames: Number(answer.headers['x-termhost-frames'] ?? 0) };
+  }
+
   /** A single-use, 60 s code that signs a browser in to the UI: open `login_path` on the daemon's address. */
   mintUiLogin(opts: LoginCodeRequest = {}): Promise<LoginCode> {
     return this.request('POST', '/v1/ui/login-codes', opts);
@@ -290,20 +361,25 @@ export class TermhostClient {
 
   /** One JSON request; non-2xx answers become a TermhostError carrying the server's code. */
   async request<T>(method: string, path: string, body?: unknown, text = false): Promise<T> {
+    const answer = await this.send(method, path, body);
+    const s = answer.body.toString('utf8');
+    if (text) return s as T;
+    return (s ? JSON.parse(s) : undefined) as T;
+  }
+
+  /** One request answered with bytes and headers (pictures, recordings); non-2xx answers throw as `request` does. */
+  private async send(method: string, path: string, body?: unknown): Promise<Answer> {
     if (!this.target.address) throw new TermhostError(noDaemonMessage(this.target.stateDir), 'no_daemon', 0, true);
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    let answer;
+    let answer: Answer;
     try {
       answer = await this.transport.request(method, path, payload === undefined ? this.headers : this.jsonHeaders, payload);
     } catch (err) {
       if (err instanceof NetworkFailure) throw unreachableError(this.target, err.errno);
       throw err;
     }
-    if (answer.status >= 200 && answer.status < 300) {
-      if (text) return answer.text as T;
-      return (answer.text ? JSON.parse(answer.text) : undefined) as T;
-    }
-    throw errorFromAnswer(answer.status, answer.text);
+    if (answer.status >= 200 && answer.status < 300) return answer;
+    throw errorFromAnswer(answer.status, answer.body.toString('utf8'));
   }
 }
 

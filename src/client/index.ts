@@ -19,6 +19,8 @@ export {
   type WaitResult,
   type RuntimeEvent,
   type Lease,
+  type Screenshot,
+  type ScreenshotOptions,
 } from './TermhostClient.js';
 export { EventStream, type EventStreamOptions } from './EventStream.js';
 export type { AttachClient, AttachEvent, AttachOptions } from './AttachClient.js';

@@ -11,7 +11,10 @@ import { formatAddress, type Address } from './address.js';
 
 export interface Answer {
   status: number;
-  text: string;
+  /** The body as sent: JSON and text answers are UTF-8, pictures are binary. */
+  body: Buffer;
+  /** Response headers, names lower-cased. */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export interface Transport {
@@ -51,7 +54,7 @@ function poolTransport(a: Address): Transport {
       const { pool: p, InvalidArgumentError } = await open();
       try {
         const res = await p.request({ method: method as 'GET', path, headers, body });
-        return { status: res.statusCode, text: await res.body.text() };
+        return { status: res.statusCode, body: Buffer.from(await res.body.arrayBuffer()), headers: res.headers };
       } catch (err) {
         if (err instanceof InvalidArgumentError) throw err; // a bug in the caller, not the network
         throw new NetworkFailure((err as NodeJS.ErrnoException).code ?? (err as Error).message);
@@ -81,7 +84,7 @@ function onceTransport(a: Address): Transport {
             if (size > MAX_ANSWER_BYTES) return req.destroy(new NetworkFailure('answer larger than 256 MiB'));
             chunks.push(c);
           });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }));
           res.on('error', (err) => reject(new NetworkFailure((err as NodeJS.ErrnoException).code ?? err.message)));
         });
         open.add(req);

@@ -21,3 +21,5 @@ export { RegexMatcher, regexMatcher, REGEX_MATCH_DEADLINE_MS } from './regex/Reg
 export { type Actor, type ActorKind, type Role, SYSTEM_ACTOR, isHuman, atLeast, ROLE_ORDER } from './control/actor.js';
 export { LEASE_TTL_MAX_MS, LEASE_TTL_MIN_MS, type Lease, type LeaseMode, type InputPolicy } from './control/LeaseTable.js';
 export { SECRET_SETTLE_MS, looksLikeSecretPrompt, type SecretState } from './control/SecretWindow.js';
+export { moduleWorker } from './worker.js';
+export { PictureRenderer, PictureBounds, PICTURE_MIME, type Picture, type PictureOptions, type Recording, type RecordingEvent, type GifOptions } from './picture/index.js';

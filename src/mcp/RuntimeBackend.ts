@@ -7,6 +7,7 @@ import type { Actor, Result, Runtime, Session, Signal } from '../core/index.js';
 import type { RuntimeEvent } from '../protocol/events.js';
 import type { CreateSession, InputItem, WaitRequest } from '../protocol/http.js';
 import type { Backend, MouseInput } from './backend.js';
+import type { Screenshot, ScreenshotOptions } from '../client/TermhostClient.js';
 
 function unwrap<T>(r: Result<T>): T {
   if (!r.ok) throw r.error;
@@ -64,6 +65,10 @@ export class RuntimeBackend implements Backend {
   }
   async scrollback(id: string, lines: number) {
     return unwrap(await this.session(id).scrollback(this.actor, lines));
+  }
+  async picture(id: string, opts: ScreenshotOptions): Promise<Screenshot> {
+    const p = unwrap(await this.session(id).picture(this.actor, { ...opts, format: opts.format ?? 'png' }));
+    return { format: p.format, bytes: p.bytes, seq: p.seq, cols: p.cols, firstRow: p.firstRow, lastRow: p.lastRow, cellWidth: p.cellWidth, cellHeight: p.cellHeight, width: p.width, height: p.height };
   }
   async wait(id: string, cond: WaitRequest) {
     const s = this.session(id);

@@ -5,7 +5,7 @@
  */
 import type { RuntimeEvent } from '../protocol/events.js';
 import type { CommandResult, CreateSession, InputItem, Modes, Screen, ScreenChanges, SessionInfo, SignalAnswer, WaitRequest, WaitResult } from '../protocol/http.js';
-import type { Lease, TermhostClient } from '../client/TermhostClient.js';
+import type { Lease, Screenshot, ScreenshotOptions, TermhostClient } from '../client/TermhostClient.js';
 import type { MouseEvent } from '../core/index.js';
 
 export type MouseInput = MouseEvent;
@@ -21,6 +21,8 @@ export interface Backend {
   screen(id: string, opts: { highlights?: boolean }): Promise<Screen>;
   changes(id: string, sinceSeq: number, opts: { highlights?: boolean; waitMs?: number }): Promise<ScreenChanges>;
   scrollback(id: string, lines: number): Promise<{ lines: string[]; total: number }>;
+  /** A picture of the screen (refused during a secret-input window, as the screen is). */
+  picture(id: string, opts: ScreenshotOptions): Promise<Screenshot>;
   wait(id: string, cond: WaitRequest): Promise<WaitResult>;
   /** Type a command at the shell's prompt; answers when it ends, needs input, or at the timeout. */
   run(id: string, command: string, opts: { timeoutMs?: number; maxOutputBytes?: number; leaseId?: string }): Promise<CommandResult>;
@@ -65,6 +67,9 @@ export class ClientBackend implements Backend {
   }
   scrollback(id: string, lines: number) {
     return this.client.scrollback(id, lines);
+  }
+  picture(id: string, opts: ScreenshotOptions) {
+    return this.client.screenshot(id, opts);
   }
   wait(id: string, cond: WaitRequest) {
     return this.client.wait(id, cond);

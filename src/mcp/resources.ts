@@ -1,5 +1,6 @@
 /**
- * Screens as MCP resources, `termhost://sessions/{id}/screen`, with change notifications: a client that subscribes
+ * Screens as MCP resources, `termhost://sessions/{id}/screen` (numbered rows) and `.../screen.png` (the picture at
+ * full size, default scale), with change notifications: a client that subscribes
  * to a screen hears `notifications/resources/updated` when it changes (at most every SCREEN_NOTIFY_INTERVAL_MS per
  * screen), and every client hears `list_changed` when sessions come and go.
  */
@@ -14,7 +15,8 @@ export const SCREEN_NOTIFY_INTERVAL_MS = 100;
 export const MAX_SUBSCRIPTIONS = 256;
 
 const screenUri = (id: string) => `termhost://sessions/${id}/screen`;
-const URI_PATTERN = /^termhost:\/\/sessions\/([A-Za-z0-9][A-Za-z0-9._-]{0,63})\/screen$/;
+const pictureUri = (id: string) => `termhost://sessions/${id}/screen.png`;
+const URI_PATTERN = /^termhost:\/\/sessions\/([A-Za-z0-9][A-Za-z0-9._-]{0,63})\/screen(\.png)?$/;
 
 export function registerScreenResources(server: McpServer, backend: Backend): () => void {
   server.registerResource(
@@ -37,11 +39,30 @@ export function registerScreenResources(server: McpServer, backend: Backend): ()
     },
   );
 
+  server.registerResource(
+    'screen-png',
+    new ResourceTemplate('termhost://sessions/{id}/screen.png', {
+      list: async () => ({
+        resources: (await backend.list()).map((s) => ({
+          uri: pictureUri(s.id),
+          name: `picture of the screen of ${s.id}`,
+          description: `${s.command.join(' ')}${s.exited ? ' (exited)' : ''}`,
+          mimeType: 'image/png',
+        })),
+      }),
+    }),
+    { title: 'Terminal screen (picture)', description: 'The screen of a session as a PNG, as a person sees it, at full size.', mimeType: 'image/png' },
+    async (uri, vars) => {
+      const shot = await backend.picture(String(vars.id), { format: 'png' });
+      return { contents: [{ uri: uri.href, mimeType: 'image/png', blob: shot.bytes.toString('base64') }] };
+    },
+  );
+
   const subscribed = new Set<string>();
   const timers = new Map<string, NodeJS.Timeout>();
   server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
-    if (!URI_PATTERN.test(req.params.uri)) throw new Error(`unknown resource ${req.params.uri}; screens are termhost://sessions/{id}/screen`);
+    if (!URI_PATTERN.test(req.params.uri)) throw new Error(`unknown resource ${req.params.uri}; screens are termhost://sessions/{id}/screen and .../screen.png`);
     if (subscribed.size >= MAX_SUBSCRIPTIONS && !subscribed.has(req.params.uri)) throw new Error(`at most ${MAX_SUBSCRIPTIONS} subscriptions per client`);
     subscribed.add(req.params.uri);
     return {};
@@ -63,11 +84,11 @@ export function registerScreenResources(server: McpServer, backend: Backend): ()
   };
   const unsubscribe = backend.subscribe((e: RuntimeEvent) => {
     if (!server.isConnected() || !e.session_id) return;
-    const uri = screenUri(e.session_id);
+    const uris = [screenUri(e.session_id), pictureUri(e.session_id)];
     switch (e.type) {
       case 'session_opened':
       case 'session_closed':
-        if (e.type === 'session_closed') subscribed.delete(uri);
+        if (e.type === 'session_closed') for (const uri of uris) subscribed.delete(uri);
         server.sendResourceListChanged();
         break;
       case 'screen_changed':
@@ -75,7 +96,7 @@ export function registerScreenResources(server: McpServer, backend: Backend): ()
       case 'resized':
       case 'secret_input_started':
       case 'secret_input_ended':
-        if (subscribed.has(uri)) notify(uri);
+        for (const uri of uris) if (subscribed.has(uri)) notify(uri);
         break;
       default:
     }

@@ -24,6 +24,8 @@ export interface ToolContext {
 export interface ToolOutput {
   text: string;
   structured: Record<string, unknown>;
+  /** Pictures, sent as MCP image content blocks after the text (never as base64 inside a text block). */
+  images?: { data: Buffer; mimeType: string }[];
 }
 
 export interface ToolSpec<S extends z.ZodRawShape> {
@@ -116,7 +118,8 @@ export function registerTools(server: McpServer, ctx: ToolContext, tools: readon
       async (args: Record<string, unknown>): Promise<CallToolResult> => {
         try {
           const out = await tool.run(args as never, ctx);
-          return { content: [{ type: 'text', text: out.text }], structuredContent: out.structured };
+          const images = (out.images ?? []).map((i) => ({ type: 'image' as const, data: i.data.toString('base64'), mimeType: i.mimeType }));
+          return { content: [{ type: 'text', text: out.text }, ...images], structuredContent: out.structured };
         } catch (err) {
           const sessionId = typeof args.session === 'string' ? args.session : undefined;
           return toolError(err, { sessionId, peopleCanReach: ctx.backend.peopleCanReach });

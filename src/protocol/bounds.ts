@@ -29,6 +29,18 @@ export const Bounds = {
   regexCharsMax: 4096,
   bannerCharsMax: 8192,
   secretReasonCharsMax: 500,
+  /** Pictures: pixels per cell row. Below 4 no glyph is legible; above 64 a screen becomes a poster. */
+  pictureScaleMin: 4,
+  pictureScaleMax: 64,
+  pictureScaleDefault: 16,
+  /** Pictures: the `max_width` and `max_height` a caller may ask for, in pixels. */
+  pictureMaxWidthMin: 16,
+  pictureMaxWidthMax: 16_384,
+  /** A PNG's pixels at most (64 MiB of RGBA while it is drawn); a larger request is refused, a default one shrunk. */
+  picturePixelsMax: 16 * 1024 * 1024,
+  /** Recordings as GIF: playback speed. */
+  gifSpeedMin: 0.1,
+  gifSpeedMax: 100,
   /** A command typed through POST .../commands. */
   commandCharsMax: 65_536,
   /** Longest a command call (or a wait on one) may wait before answering "running". */
@@ -45,6 +57,9 @@ export const CommandDefaults = {
   maxOutputBytes: 16 * 1024,
   pageBytes: 64 * 1024,
 } as const;
+
+/** A picture's `rows`: one row or a range, 0-based and inclusive ("0-9", "23"). */
+export const ROW_RANGE_PATTERN = '^[0-9]{1,4}(-[0-9]{1,4})?$';
 
 /** `term`: what a terminfo name may look like. */
 export const TERM_PATTERN = '^[A-Za-z0-9._+-]{1,64}$';

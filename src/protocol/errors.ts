@@ -53,6 +53,8 @@ export const ERROR_CATALOGUE = {
   internal: { status: 500, retryable: false, when: 'a bug; the daemon log has the details' },
   session_limit: { status: 503, retryable: true, when: 'the live-session cap is reached' },
   connection_limit: { status: 503, retryable: true, when: 'too many long-lived requests of one kind are open' },
+  renderer_busy: { status: 503, retryable: true, when: 'too many pictures or recordings are being drawn at once' },
+  render_failed: { status: 500, retryable: false, when: 'a picture could not be drawn (the canvas or the bundled font failed to load)' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -7,11 +7,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { Runtime, Session } from '../core/index.js';
-import { asciicast, type CastOptions } from './asciicast.js';
+import { moduleWorker, type Runtime, type Session } from '../core/index.js';
+import { asciicast, replayEvents, type CastOptions, type ReplayEvent } from './asciicast.js';
 import { toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { TIME_RESOLUTION_MS, decodeTimes, type TimePair } from './timing.js';
@@ -136,14 +135,8 @@ export class Store {
     const oldRecords = migrate(this.db);
     // Sessions that were live when the daemon died did not end cleanly.
     this.db.prepare("UPDATE sessions SET ended_at = ?, exit_reason = 'crashed' WHERE ended_at IS NULL").run(this.now());
-    const here = fileURLToPath(import.meta.url);
-    const entry = path.join(path.dirname(here), `writer${path.extname(here)}`);
     this.batchMs = opts.batchMs ?? 1000;
-    const workerData = { dbPath: file };
-    // Running from TypeScript sources (the test suite, under tsx), the worker registers the same loader first.
-    this.worker = entry.endsWith('.ts')
-      ? new Worker(`import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(pathToFileURL(entry).href)}); })`, { eval: true, workerData })
-      : new Worker(entry, { workerData });
+    this.worker = moduleWorker(import.meta.url, 'writer', { workerData: { dbPath: file } });
     this.worker.on('message', (m: { t: string; id?: number; bytes?: number; page?: Uint8Array }) => {
       if (m.t === 'consumed') this.backlog -= m.bytes ?? 0;
       if (m.t === 'page' && m.page?.length === PAGE_BYTES && this.freePages.length < FREE_PAGES_MAX) this.freePages.push(m.page);
@@ -406,9 +399,20 @@ export class Store {
 
   /** The whole transcript of a record as an asciicast file (store/asciicast.ts). */
   asciicast(record: SessionRecord, opts: CastOptions): string {
+    const { rows, events } = this.transcriptOf(record);
+    return asciicast(record, rows, events, opts);
+  }
+
+  /** The whole transcript of a record as timed events, for drawing it (a GIF): its size at the start, then output and resizes. */
+  recording(record: SessionRecord, opts: { idleLimitS?: number }): { cols: number; rows: number; events: ReplayEvent[] } {
+    const { rows, events } = this.transcriptOf(record);
+    return { cols: record.cols, rows: record.rows, events: replayEvents(record, rows, events, { version: 3, idleLimitS: opts.idleLimitS }) };
+  }
+
+  private transcriptOf(record: SessionRecord): { rows: StoredRow[]; events: StoredEvent[] } {
     const rows = this.db.prepare('SELECT seq, at, text, bytes, times FROM chunks WHERE session_id = ? ORDER BY seq').all(record.id) as StoredRow[];
     const events = this.db.prepare('SELECT seq, at, kind, data FROM transcript_events WHERE session_id = ? ORDER BY seq, at').all(record.id) as StoredEvent[];
-    return asciicast(record, rows, events, opts);
+    return { rows, events };
   }
 
   /** Delete a record and its transcript. */

@@ -33,7 +33,15 @@ const EVENT_CODES = new Set(['r', 'm']);
 
 type Timed = { ms: number; code: string; data: string };
 
-export function asciicast(record: SessionRecord, rows: Iterable<StoredRow>, events: readonly StoredEvent[], opts: CastOptions): string {
+/** One event of a replay: ms since the one before (pauses capped by the idle limit), its code and its data. */
+export interface ReplayEvent {
+  intervalMs: number;
+  code: string;
+  data: string;
+}
+
+/** The transcript's events in order, with the pauses between them (the asciicast file and GIF frames both come from this). */
+export function replayEvents(record: SessionRecord, rows: Iterable<StoredRow>, events: readonly StoredEvent[], opts: CastOptions): ReplayEvent[] {
   const start = Date.parse(record.created_at);
   const wanted = events.filter((e) => EVENT_CODES.has(e.kind) && (e.kind !== 'm' || opts.markers)).sort((a, b) => a.seq - b.seq || a.at - b.at);
   const timed: Timed[] = [];
@@ -51,16 +59,23 @@ export function asciicast(record: SessionRecord, rows: Iterable<StoredRow>, even
   const status = exitStatus(record);
   if (opts.version === 3 && status !== null && record.ended_at) timed.push({ ms: Date.parse(record.ended_at), code: 'x', data: String(status) });
 
-  const lines = [JSON.stringify(header(record, start, opts))];
   const limitMs = opts.idleLimitS === undefined ? Infinity : opts.idleLimitS * 1000;
   let lastRaw = start;
-  let clock = 0;
-  for (const t of timed) {
+  return timed.map((t) => {
     const raw = Math.max(lastRaw, t.ms);
-    const interval = Math.min(raw - lastRaw, limitMs);
+    const intervalMs = Math.min(raw - lastRaw, limitMs);
     lastRaw = raw;
-    clock += interval;
-    lines.push(JSON.stringify([seconds(opts.version === 3 ? interval : clock), t.code, t.data]));
+    return { intervalMs, code: t.code, data: t.data };
+  });
+}
+
+export function asciicast(record: SessionRecord, rows: Iterable<StoredRow>, events: readonly StoredEvent[], opts: CastOptions): string {
+  const start = Date.parse(record.created_at);
+  const lines = [JSON.stringify(header(record, start, opts))];
+  let clock = 0;
+  for (const e of replayEvents(record, rows, events, opts)) {
+    clock += e.intervalMs;
+    lines.push(JSON.stringify([seconds(opts.version === 3 ? e.intervalMs : clock), e.code, e.data]));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -11,6 +11,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   send: async () => (await import('./send.js')).send,
   screen: async () => (await import('./screen.js')).screen,
   scrollback: async () => (await import('./scrollback.js')).scrollback,
+  screenshot: async () => (await import('./screenshot.js')).screenshot,
   wait: async () => (await import('./wait.js')).wait,
   run: async () => (await import('./run.js')).run,
   commands: async () => (await import('./commands.js')).commands,

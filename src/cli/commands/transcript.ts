@@ -1,5 +1,7 @@
-/** termhost transcript: print a session's stored (redacted) output, or write it as an asciicast file (v3, or v2). */
+/** termhost transcript: print a session's stored (redacted) output, or write it as an asciicast file (v3, or v2) or a GIF. */
+import fs from 'node:fs';
 import type { TranscriptPage } from '../../client/TermhostClient.js';
+import { Bounds } from '../../protocol/bounds.js';
 import { needArg, noMoreArgs, UsageError } from '../args.js';
 import { printJson, withClient } from '../context.js';
 import type { Command } from './types.js';
@@ -12,7 +14,9 @@ export const transcript: Command = {
   flags: [
     { name: 'cast', kind: 'boolean', help: 'write an asciicast file instead (v3; asciinema play)' },
     { name: 'cast-version', kind: 'string', value: 'N', choices: ['2', '3'], help: 'with --cast: 2 for asciinema 2.x (Debian\'s)', default: '3' },
-    { name: 'idle-limit', kind: 'string', value: 'SECONDS', help: 'with --cast: cap every pause at this many seconds' },
+    { name: 'gif', kind: 'string', value: 'FILE', help: 'write an animated GIF instead, drawn as screenshots are', complete: 'file' },
+    { name: 'idle-limit', kind: 'string', value: 'SECONDS', help: 'with --cast or --gif: cap every pause at this many seconds' },
+    { name: 'speed', kind: 'string', value: 'X', help: 'with --gif: play X times as fast (0.1..100)', default: '1' },
     { name: 'markers', kind: 'boolean', help: 'with --cast: add markers (secret-input windows, resizes)' },
     { name: 'json', kind: 'boolean', help: 'print the stored chunks (seq, time, text) as JSON' },
   ],
@@ -20,6 +24,7 @@ export const transcript: Command = {
     'termhost transcript 3f9c2a1b | less -R',
     'termhost transcript 3f9c2a1b --cast > run.cast && asciinema play run.cast',
     'termhost transcript 3f9c2a1b --cast --cast-version 2 --idle-limit 2 > run.cast',
+    'termhost transcript 3f9c2a1b --gif run.gif --idle-limit 1 --speed 2',
   ],
   async run(parsed, io) {
     const id = needArg(parsed, 0, 'a session id');
@@ -28,9 +33,23 @@ export const transcript: Command = {
     const version = f['cast-version'] === undefined ? undefined : Number(f['cast-version']);
     const idleLimit = f['idle-limit'] === undefined ? undefined : Number(f['idle-limit']);
     if (idleLimit !== undefined && !(idleLimit > 0)) throw new UsageError(`--idle-limit wants a number of seconds above 0, got "${String(f['idle-limit'])}"`);
-    const castOnly = version !== undefined || idleLimit !== undefined || f.markers === true;
-    if (castOnly && !f.cast) throw new UsageError('--cast-version, --idle-limit and --markers go with --cast');
+    const speed = f.speed === undefined ? undefined : Number(f.speed);
+    if (speed !== undefined && !(speed >= Bounds.gifSpeedMin && speed <= Bounds.gifSpeedMax)) {
+      throw new UsageError(`--speed wants a number from ${Bounds.gifSpeedMin} to ${Bounds.gifSpeedMax}, got "${String(f.speed)}"`);
+    }
+    const gif = typeof f.gif === 'string' ? f.gif : undefined;
+    if (gif !== undefined && f.cast) throw new UsageError('--gif and --cast each write the transcript; choose one');
+    if (speed !== undefined && gif === undefined) throw new UsageError('--speed goes with --gif');
+    const castOnly = version !== undefined || f.markers === true;
+    if (castOnly && !f.cast) throw new UsageError('--cast-version and --markers go with --cast');
+    if (idleLimit !== undefined && !f.cast && gif === undefined) throw new UsageError('--idle-limit goes with --cast or --gif');
     return withClient(parsed, async (client) => {
+      if (gif !== undefined) {
+        const drawn = await client.transcriptGif(id, { idleLimit, speed });
+        fs.writeFileSync(gif, drawn.bytes);
+        io.err(`${gif}: ${drawn.frames} frames of ${id}\n`);
+        return 0;
+      }
       if (f.cast) {
         io.out(await client.transcriptCast(id, { version: version as 2 | 3 | undefined, idleLimit, markers: f.markers === true }));
         return 0;

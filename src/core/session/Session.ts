@@ -22,6 +22,8 @@ import { Limits } from '../limits.js';
 import { SIGNALS, type PtyExit, type PtyProcess, type Signal } from '../pty/PtyProcess.js';
 import { scrollbackLines, snapshotScreen } from '../snapshot/screen.js';
 import { withStyledRows } from '../snapshot/styled.js';
+import { cellGrid } from '../snapshot/cells.js';
+import { PictureCache, layoutFor, type Picture, type PictureOptions, type PictureRenderer } from '../picture/index.js';
 import { InputMarks, INPUT_MARKS_KEPT, type InputPoint } from './InputMarks.js';
 import { validateSize } from './validateSpec.js';
 import { Audience, type AttachedClient, type ClientRole } from './Audience.js';
@@ -81,6 +83,8 @@ export class Session {
   private frozen: { seq: number; lastOutput: Date | null; title: string; lastInputBy: Actor | null; untrustedMarks: number } | undefined;
   /** The prompt detector looks only at output that arrived since the last window closed. */
   private freshOutput = true;
+  /** Recent pictures of the screen, per options, valid while the screen is unchanged. */
+  private readonly pictures = new PictureCache<Picture>();
 
   constructor(
     readonly id: string,
@@ -91,6 +95,8 @@ export class Session {
     readonly createdBy?: Actor,
     /** How the program was started: its shell integration, if any. */
     shellPlan?: ShellPlan,
+    /** Draws pictures of the screen (the runtime's, shared by its sessions). */
+    private readonly renderer?: PictureRenderer,
   ) {
     const ev = this.events;
     this.control = new SessionControl(controlOptions, {
@@ -263,21 +269,55 @@ export class Session {
   }
 
   /**
+   * A look at the terminal, everything received so far parsed, and `readable()` both before and after: a window that
+   * opened while the last bytes were being parsed hides them too. Every read of the screen (text or picture) goes through here.
+   */
+  private async parsedAndReadable(): Promise<Result<void>> {
+    this.lookAtTerminal();
+    const before = this.readable();
+    if (!before.ok) return before;
+    await this.emulator.whenParsed();
+    return this.readable();
+  }
+
+  /**
    * The screen for an actor, with everything received so far parsed. Refused during a secret-input window, also
    * one that opened while the last bytes were being parsed.
    */
   async screen(actor: Actor, opts: ScreenOptions = {}): Promise<Result<Screen>> {
     void actor; // every role may read; the actor is here for the rule's sake and for scopes
-    this.lookAtTerminal();
-    const before = this.readable();
-    if (!before.ok) return before;
-    await this.emulator.whenParsed();
-    const after = this.readable();
-    if (!after.ok) return after;
+    const readable = await this.parsedAndReadable();
+    if (!readable.ok) return readable;
     const screen = this.screenNow(opts.format === 'raw', opts.highlights ?? false);
     return ok(opts.format === 'styled' ? withStyledRows(screen, this.emulator) : screen);
   }
 
+  /**
+   * The screen as a picture (PNG or SVG), for an actor: refused during a secret-input window exactly as `screen()`
+   * is, also one that opened while the picture was being drawn. Drawn in the renderer's worker, and only when the
+   * screen changed since the last picture with these options.
+   */
+  async picture(actor: Actor, opts: PictureOptions): Promise<Result<Picture>> {
+    void actor; // every role may read, as with the text screen
+    const readable = await this.parsedAndReadable();
+    if (!readable.ok) return readable;
+    const layout = layoutFor(this.cols, this.rows, opts);
+    if (!layout.ok) return layout;
+    const l = layout.value;
+    const renderer = this.renderer;
+    if (!renderer) return fail(new TermError('render_failed', 'this runtime draws no pictures'));
+    const seq = this.parsedSeq;
+    const version = this.emulator.generation;
+    const key = `${opts.format} ${l.cellH} ${l.firstRow}-${l.lastRow} ${l.theme} ${l.cursor}`;
+    const picture = await this.pictures.get(key, version, async () => {
+      const drawn = await renderer.screen(cellGrid(this.emulator), l, opts.format);
+      if (!drawn.ok) return drawn;
+      const { width, height, cols, firstRow, lastRow, cellW: cellWidth, cellH: cellHeight } = l;
+      return ok({ format: opts.format, bytes: drawn.value, width, height, seq, version, cols, firstRow, lastRow, cellWidth, cellHeight });
+    });
+    const still = this.readable();
+    return still.ok ? picture : still;
+  }
   /**
    * The screen as parsed right now, remembered as served at its seq; callers that need every received byte reflected
    * use `screen()`. Callers check `readable()` first.
@@ -613,6 +653,7 @@ export class Session {
     this.inputWatch.dispose();
     this.pty.dispose();
     this.emulator.dispose();
+    this.pictures.clear();
     this.ring.clear();
     this.events.clear();
   }

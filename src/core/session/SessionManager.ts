@@ -15,6 +15,7 @@ import type { InputPolicy } from '../control/LeaseTable.js';
 import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
 import { mayStoreRaw, requireRole } from '../control/policy.js';
 import { validateSpec } from './validateSpec.js';
+import { PictureRenderer } from '../picture/index.js';
 import { planShell } from '../shell/integration.js';
 
 /** First characters of session ids: letters other than "e" (which could make an id read as a number, "1e5"). */
@@ -70,6 +71,8 @@ export type ManagerEvents = {
 
 export class SessionManager {
   readonly events = new Emitter<ManagerEvents>();
+  /** Draws the sessions' pictures, in a worker started on first use. */
+  readonly pictures = new PictureRenderer();
   private readonly sessions = new Map<string, Session>();
   private readonly maxSessions: number;
   private readonly baseEnv: NodeJS.ProcessEnv;
@@ -154,6 +157,7 @@ export class SessionManager {
       { inputPolicy: spec.input_policy ?? this.defaults.inputPolicy, secretDetect: spec.secret_detect ?? this.defaults.secretDetect },
       actor,
       plan,
+      this.pictures,
     );
     this.sessions.set(session.id, session);
     session.events.on('exit', () => this.exited(session));
@@ -212,6 +216,7 @@ export class SessionManager {
     for (const t of this.expiry.values()) clearTimeout(t);
     this.expiry.clear();
     await Promise.all([...this.sessions.values()].map((s) => this.end(s, sig)));
+    await this.pictures.close();
   }
 
   private byRef(ref: string): Session | undefined {

@@ -1,13 +1,13 @@
 /**
- * The screen as styled spans: each row a list of runs of text sharing colours and attributes. Pure apart from
- * reading the emulator's cells. It feeds three consumers: render-view frames (spans -> ANSI), the browser's DOM
+ * The screen as styled spans: each row a list of runs of text sharing colours and attributes, derived from the cell
+ * grid (cells.ts). It feeds three consumers: render-view frames (spans -> ANSI), the browser's DOM
  * fallback renderer (spans as JSON), and highlights (inverse runs that show a selected menu item).
  */
-import type { IBufferCell } from '@xterm/headless';
 import type { Static } from '@sinclair/typebox';
 import type { Screen } from '../../protocol/http.js';
 import type { SpanSchema } from '../../protocol/styled.js';
 import type { Emulator } from '../emulator/Emulator.js';
+import { ATTR, DEFAULT_COLOR, RGB_COLOR, STYLE_BITS, cellGrid, cellText, type CellGrid } from './cells.js';
 
 /** A palette index 0..255, or "#rrggbb" for true colour. Absent means the terminal's default. */
 export type Color = number | string;
@@ -15,70 +15,55 @@ export type Color = number | string;
 /** A run of text sharing colours and attributes: the wire schema is the single definition. */
 export type Span = Static<typeof SpanSchema>;
 
-type Cell = IBufferCell;
-
-function colorOf(rgb: boolean, palette: boolean, value: number): Color | undefined {
-  if (rgb) return `#${value.toString(16).padStart(6, '0')}`;
-  if (palette) return value;
-  return undefined;
+function colorOf(word: number): Color | undefined {
+  if (word === DEFAULT_COLOR) return undefined;
+  if (word >= RGB_COLOR) return `#${(word & 0xffffff).toString(16).padStart(6, '0')}`;
+  return word;
 }
 
-function styleOf(cell: Cell): Omit<Span, 'text'> {
+const FLAGS = [
+  ['bold', ATTR.bold],
+  ['dim', ATTR.dim],
+  ['italic', ATTR.italic],
+  ['underline', ATTR.underline],
+  ['blink', ATTR.blink],
+  ['inverse', ATTR.inverse],
+  ['invisible', ATTR.invisible],
+  ['strike', ATTR.strike],
+] as const;
+
+function styleOf(grid: CellGrid, i: number): Omit<Span, 'text'> {
   const s: Omit<Span, 'text'> = {};
-  const fg = colorOf(cell.isFgRGB(), cell.isFgPalette(), cell.getFgColor());
-  const bg = colorOf(cell.isBgRGB(), cell.isBgPalette(), cell.getBgColor());
+  const fg = colorOf(grid.fg[i]!);
+  const bg = colorOf(grid.bg[i]!);
   if (fg !== undefined) s.fg = fg;
   if (bg !== undefined) s.bg = bg;
-  if (cell.isBold()) s.bold = true;
-  if (cell.isDim()) s.dim = true;
-  if (cell.isItalic()) s.italic = true;
-  if (cell.isUnderline()) s.underline = true;
-  if (cell.isBlink()) s.blink = true;
-  if (cell.isInverse()) s.inverse = true;
-  if (cell.isInvisible()) s.invisible = true;
-  if (cell.isStrikethrough()) s.strike = true;
+  const a = grid.attrs[i]!;
+  for (const [name, bit] of FLAGS) if (a & bit) s[name] = true;
   return s;
-}
-
-function sameStyle(a: Omit<Span, 'text'>, b: Omit<Span, 'text'>): boolean {
-  return (
-    a.fg === b.fg &&
-    a.bg === b.bg &&
-    a.bold === b.bold &&
-    a.dim === b.dim &&
-    a.italic === b.italic &&
-    a.underline === b.underline &&
-    a.blink === b.blink &&
-    a.inverse === b.inverse &&
-    a.invisible === b.invisible &&
-    a.strike === b.strike
-  );
 }
 
 /** Visible rows as spans. Trailing default-styled blanks are dropped, as the text lines are right-trimmed. */
 export function styledRows(emu: Emulator): Span[][] {
-  const buf = emu.term.buffer.active;
-  const cols = emu.term.cols;
+  const grid = cellGrid(emu);
+  const { cols } = grid;
   const rows: Span[][] = [];
-  let cell: Cell | undefined;
-  for (let y = 0; y < emu.term.rows; y++) {
-    const line = buf.getLine(buf.baseY + y);
+  for (let y = 0; y < grid.rows; y++) {
     const spans: Span[] = [];
-    if (line) {
-      let cur: Span | undefined;
-      for (let x = 0; x < cols; x++) {
-        cell = line.getCell(x, cell);
-        if (!cell || cell.getWidth() === 0) continue; // the right half of a wide character
-        const style = styleOf(cell);
-        const ch = cell.getChars() || ' ';
-        if (cur && sameStyle(cur, style)) cur.text += ch;
-        else spans.push((cur = { text: ch, ...style }));
-      }
-      const last = spans[spans.length - 1];
-      if (last && Object.keys(last).length === 1) {
-        last.text = last.text.replace(/ +$/, '');
-        if (last.text === '') spans.pop();
-      }
+    let cur: Span | undefined;
+    let prev = -1;
+    for (let x = 0; x < cols; x++) {
+      const i = y * cols + x;
+      if (grid.attrs[i]! & ATTR.wideTail) continue;
+      const same = cur !== undefined && grid.fg[i] === grid.fg[prev] && grid.bg[i] === grid.bg[prev] && (grid.attrs[i]! & STYLE_BITS) === (grid.attrs[prev]! & STYLE_BITS);
+      if (same) cur!.text += cellText(grid, i);
+      else spans.push((cur = { text: cellText(grid, i), ...styleOf(grid, i) }));
+      prev = i;
+    }
+    const last = spans[spans.length - 1];
+    if (last && Object.keys(last).length === 1) {
+      last.text = last.text.replace(/ +$/, '');
+      if (last.text === '') spans.pop();
     }
     rows.push(spans);
   }
@@ -135,13 +120,10 @@ export interface Highlight {
 
 /** Inverse-video runs of the visible screen, read from the cells so wide characters keep their true columns. */
 export function highlightsOf(emu: Emulator): Highlight[] {
-  const buf = emu.term.buffer.active;
-  const cols = emu.term.cols;
+  const grid = cellGrid(emu);
+  const { cols } = grid;
   const out: Highlight[] = [];
-  let cell: Cell | undefined;
-  for (let row = 0; row < emu.term.rows; row++) {
-    const line = buf.getLine(buf.baseY + row);
-    if (!line) continue;
+  for (let row = 0; row < grid.rows; row++) {
     let start = -1;
     let text = '';
     const close = (end: number) => {
@@ -150,12 +132,12 @@ export function highlightsOf(emu: Emulator): Highlight[] {
       text = '';
     };
     for (let x = 0; x < cols; x++) {
-      cell = line.getCell(x, cell);
-      if (!cell) break;
-      if (cell.getWidth() === 0) continue; // the right half of a wide character: part of the run already
-      if (cell.isInverse()) {
+      const i = row * cols + x;
+      const a = grid.attrs[i]!;
+      if (a & ATTR.wideTail) continue; // the right half of a wide character: part of the run already
+      if (a & ATTR.inverse) {
         if (start < 0) start = x;
-        text += cell.getChars() || ' ';
+        text += cellText(grid, i);
       } else close(x);
     }
     close(cols);

@@ -4,16 +4,23 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TermError } from '../../core/index.js';
 import { SessionIdParams, StringEnum, TranscriptPageSchema } from '../../protocol/http.js';
 import { CAST_IDLE_LIMIT_MAX_S, PAGE_MAX_CHUNKS } from '../../store/Store.js';
-import { errors, type RouteDeps } from './common.js';
+import { Bounds } from '../../protocol/bounds.js';
+import { THEME_NAMES } from '../../protocol/theme.js';
+import { errors, unwrap, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
 const Query = Type.Object(
   {
     from_seq: Type.Optional(Type.Integer({ minimum: 0, description: 'First stream offset wanted; page on with last_seq + 1' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX_CHUNKS, description: 'Chunks per page (at most 500; 512 KiB of text)' })),
-    format: Type.Optional(StringEnum(['json', 'asciicast'], { description: 'asciicast: the whole transcript as an asciicast file' })),
+    format: Type.Optional(
+      StringEnum(['json', 'asciicast', 'gif'], { description: 'asciicast: the whole transcript as an asciicast file; gif: as an animated GIF, drawn as the PNG screens are' }),
+    ),
     version: Type.Optional(Type.Integer({ minimum: 2, maximum: 3, description: 'asciicast version: 3 (default) or 2 (asciinema 2.x)' })),
-    idle_limit: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: CAST_IDLE_LIMIT_MAX_S, description: 'asciicast: cap every pause at this many seconds' })),
+    idle_limit: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: CAST_IDLE_LIMIT_MAX_S, description: 'asciicast and gif: cap every pause at this many seconds' })),
+    speed: Type.Optional(Type.Number({ minimum: Bounds.gifSpeedMin, maximum: Bounds.gifSpeedMax, description: 'gif: playback speed (2 plays twice as fast)' })),
+    scale: Type.Optional(Type.Integer({ minimum: Bounds.pictureScaleMin, maximum: Bounds.pictureScaleMax, description: `gif: pixels per cell row, default ${Bounds.pictureScaleDefault}` })),
+    theme: Type.Optional(StringEnum(THEME_NAMES, { description: 'gif: colours, dark (default) or light' })),
     markers: Type.Optional(StringEnum(['1', 'true'], { description: 'asciicast: include markers ("m" events): where secret-input windows opened and closed, where commands started and ended' })),
   },
   { additionalProperties: false },
@@ -27,7 +34,17 @@ export async function transcriptRoutes(app: FastifyInstance, deps: RouteDeps): P
         summary: 'The stored (redacted) output of a live or ended session, paged; or ?format=asciicast',
         params: SessionIdParams,
         querystring: Query,
-        response: { 200: TranscriptPageSchema, ...errors(400, 404) },
+        response: {
+          200: {
+            description: 'A TranscriptPage (JSON); with format=asciicast the file; with format=gif the animation',
+            content: {
+              'application/json': { schema: TranscriptPageSchema },
+              'application/x-asciicast': { schema: Type.String() },
+              'image/gif': { schema: Type.String({ format: 'binary' }) },
+            },
+          },
+          ...errors(400, 404, 500, 503),
+        },
       },
     },
     async (req, reply) => {
@@ -37,6 +54,18 @@ export async function transcriptRoutes(app: FastifyInstance, deps: RouteDeps): P
       if (!record) throw new TermError('session_not_found', `no session or record "${id}"`);
       // Readers see everything handed to the writer so far (only a held-back partial word may still be pending).
       await deps.store.flush();
+      const gifOnly = (['speed', 'scale', 'theme'] as const).find((f) => q[f] !== undefined);
+      if (gifOnly && q.format !== 'gif') throw new TermError('invalid_request', `${gifOnly} goes with format=gif`, { field: gifOnly });
+      if (q.format === 'gif') {
+        if (q.version !== undefined || q.markers !== undefined) throw new TermError('invalid_request', 'version and markers go with format=asciicast');
+        const recording = deps.store.recording(deps.store.record(id) ?? record, { idleLimitS: q.idle_limit });
+        const gif = unwrap(await deps.manager.pictures.gif(recording, { speed: q.speed, scale: q.scale, theme: q.theme }));
+        return reply
+          .type('image/gif')
+          .header('x-termhost-frames', String(gif.frames))
+          .header('content-disposition', `attachment; filename="termhost-${id}.gif"`)
+          .send(gif.bytes);
+      }
       if (q.format === 'asciicast') {
         // Read again: the flush may have completed the record (its end, its redacted command line).
         const cast = deps.store.asciicast(deps.store.record(id) ?? record, { version: q.version === 2 ? 2 : 3, idleLimitS: q.idle_limit, markers: q.markers !== undefined });
