@@ -19,6 +19,7 @@ import type {
   SignalAnswer,
   WaitRequest,
   WaitResult,
+  WireScope,
 } from '../protocol/http.js';
 import type { AttachClient, AttachOptions } from './AttachClient.js';
 import { EventStream } from './EventStream.js';
@@ -33,7 +34,7 @@ export type TokenInfo = Static<typeof TokenInfoSchema>;
 export type AttachToken = Static<typeof AttachTokenSchema>;
 export type TranscriptPage = Static<typeof TranscriptPageSchema>;
 export type SessionRecord = Static<typeof SessionRecordSchema>;
-export type { Screen, ScreenChanges, SessionInfo, SignalAnswer, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest };
+export type { Screen, ScreenChanges, SessionInfo, SignalAnswer, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest, WireScope };
 export type { RuntimeEvent } from '../protocol/events.js';
 
 export { TermhostError } from './errors.js';
@@ -183,8 +184,9 @@ export class TermhostClient {
     return this.request('POST', `/v1/sessions/${enc(id)}/secret-input/actions`, { action, ...(reason ? { reason } : {}) });
   }
 
-  createToken(name: string, role: 'admin' | 'human' | 'agent' | 'viewer'): Promise<TokenInfo & { token: string }> {
-    return this.request('POST', '/v1/tokens', { name, role });
+  /** A named token; `scope` limits which sessions it may know of, `profiles` which command profiles it may start. */
+  createToken(name: string, role: 'admin' | 'human' | 'agent' | 'viewer', opts: { scope?: WireScope; profiles?: string[] } = {}): Promise<TokenInfo & { token: string }> {
+    return this.request('POST', '/v1/tokens', { name, role, ...(opts.scope ? { scope: opts.scope } : {}), ...(opts.profiles ? { profiles: opts.profiles } : {}) });
   }
 
   async listTokens(): Promise<TokenInfo[]> {

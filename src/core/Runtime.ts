@@ -6,7 +6,7 @@
  */
 import type { EventActor } from '../protocol/events.js';
 import type { Actor } from './control/actor.js';
-import { EventBus } from './events/EventBus.js';
+import { EventBus, type EventInput } from './events/EventBus.js';
 import type { Session } from './session/Session.js';
 import { SessionManager, type SessionManagerOptions } from './session/SessionManager.js';
 
@@ -28,7 +28,7 @@ export class Runtime {
     this.sessions = new SessionManager(opts);
     this.events = new EventBus(opts.eventBacklog);
     this.sessions.events.on('created', (s) => this.wire(s));
-    this.sessions.events.on('removed', (s) => this.events.publish(s.id, { type: 'session_closed' }));
+    this.sessions.events.on('removed', (s) => this.events.publish(s.id, { type: 'session_closed' }, s.scopeTarget));
   }
 
   /** Kill and free every session. */
@@ -37,7 +37,9 @@ export class Runtime {
   }
 
   private wire(s: Session): void {
-    const bus = this.events;
+    // Every event about the session carries it as its scope target, so a stream leaves it out for whoever may not see it.
+    const events = this.events;
+    const bus = { publish: (sid: string, fields: EventInput) => events.publish(sid, fields, s.scopeTarget) };
     const id = s.id;
     bus.publish(id, { type: 'session_opened', command: s.spec.command, pid: s.pid });
 

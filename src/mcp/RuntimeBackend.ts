@@ -38,7 +38,7 @@ export class RuntimeBackend implements Backend {
   }
 
   private session(id: string): Session {
-    return unwrap(this.runtime.sessions.get(id));
+    return unwrap(this.runtime.sessions.get(id, this.actor));
   }
 
   async create(spec: CreateSession) {
@@ -46,7 +46,7 @@ export class RuntimeBackend implements Backend {
     return unwrap(this.runtime.sessions.create(withCwd, this.actor)).info();
   }
   async list() {
-    return this.runtime.sessions.list().map((s) => s.info());
+    return this.runtime.sessions.list({}, this.actor).map((s) => s.info());
   }
   async kill(id: string, signal?: string) {
     unwrap(await this.runtime.sessions.delete(this.actor, id, (signal ?? 'HUP') as Signal));
@@ -90,8 +90,10 @@ export class RuntimeBackend implements Backend {
   async releaseLease(id: string, leaseId: string) {
     unwrap(this.session(id).releaseLease(this.actor, leaseId));
   }
+  /** Only events about sessions this actor may see, as the daemon's event stream sends them. */
   subscribe(listener: (e: RuntimeEvent) => void): () => void {
-    return this.runtime.events.subscribe(listener);
+    const bus = this.runtime.events;
+    return bus.subscribe((e) => bus.visibleTo(this.actor, e) && listener(e));
   }
   close(): Promise<void> {
     return this.onClose();

@@ -11,6 +11,7 @@ import {
   MOUSE_MODIFIERS,
   MOUSE_TYPES,
   NAME_PATTERN,
+  PROFILE_NAME_PATTERN,
   ROLE_NAMES,
   SESSION_REF_PATTERN,
   SIGNAL_NAMES,
@@ -383,14 +384,47 @@ export const SecretActionBody = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Which sessions a token may know of: `"own"` (those it started), `{"labels": "team=red,env!=prod"}` (a label
+ * selector) or `{"sessions": ["id", ...]}`. Out of scope, every route answers as if the session did not exist.
+ */
+export const ScopeSchema = Type.Union(
+  [
+    Type.Literal('own', { description: 'The sessions started with this token.' }),
+    Type.Object(
+      { labels: Type.String({ minLength: 1, maxLength: Bounds.selectorCharsMax, description: 'A label selector: k=v, k!=v, k, !k, joined by commas (and).' }) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { sessions: Type.Array(Type.String({ pattern: SESSION_REF_PATTERN }), { minItems: 1, maxItems: Bounds.scopeSessionsMax, description: 'Session ids.' }) },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'own, {"labels": selector} or {"sessions": [ids]}' },
+);
+export type WireScope = Static<typeof ScopeSchema>;
+
+const ProfileNames = Type.Array(Type.String({ pattern: PROFILE_NAME_PATTERN }), {
+  minItems: 1,
+  maxItems: Bounds.tokenProfilesMax,
+  description: 'The command profiles this token may start (and nothing else).',
+});
+
 export const TokenInfoSchema = Type.Object({
   name: Type.String(),
   role: StringEnum(ROLE_NAMES),
   created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  scope: Type.Union([ScopeSchema, Type.Null()], { description: 'null: every session (unscoped).' }),
+  profiles: Type.Union([ProfileNames, Type.Null()], { description: 'null: any profile, and any command unless the daemon restricts commands.' }),
 });
 
 export const CreateTokenBody = Type.Object(
-  { name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }), role: StringEnum(ROLE_NAMES) },
+  {
+    name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }),
+    role: StringEnum(ROLE_NAMES),
+    scope: Type.Optional(ScopeSchema),
+    profiles: Type.Optional(ProfileNames),
+  },
   { additionalProperties: false },
 );
 

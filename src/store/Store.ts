@@ -10,9 +10,9 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Runtime, Session } from '../core/index.js';
+import type { Actor, Runtime, Session } from '../core/index.js';
 import { asciicast, type CastOptions } from './asciicast.js';
-import { toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
+import { recordVisible, toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { TIME_RESOLUTION_MS, decodeTimes, type TimePair } from './timing.js';
 import type { WriterMessage } from './writer.js';
@@ -165,8 +165,8 @@ export class Store {
     // The record says what is really stored: nothing, when the daemon keeps no transcripts.
     const policy: TranscriptPolicy = writes ? asked : 'off';
     this.db
-      .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(s.id, '[]', '', '{}', s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
+      .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(s.id, '[]', '', '{}', s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy, s.scopeTarget.owner);
     const fields = writeRecordFields(this.db, s.id, { command: s.spec.command, labels: s.spec.labels, cwd: s.spec.cwd }).then(() => void this.recordsPending.delete(fields));
     this.recordsPending.add(fields);
     // A batch is copied, as the output arrives, into pages of PAGE_BYTES (a 4 KiB copy per PTY read), which a handover
@@ -331,14 +331,20 @@ export class Store {
     })]);
   }
 
-  record(id: string): SessionRecord | undefined {
+  /**
+   * A record, as this actor may know it: one outside the actor's scope is undefined, exactly as a missing one. Until
+   * the record's redacted fields are written (a moment after the session starts) its labels read as none.
+   */
+  record(id: string, actor: Actor): SessionRecord | undefined {
     const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as RecordRow | undefined;
-    return row && toRecord(row);
+    return row && recordVisible(actor, row) ? toRecord(row) : undefined;
   }
 
-  /** Records of sessions that are no longer live, newest first. */
-  records(exclude: ReadonlySet<string>): SessionRecord[] {
-    return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at DESC LIMIT 1000').all() as RecordRow[]).filter((r) => !exclude.has(r.id)).map(toRecord);
+  /** Records of sessions that are no longer live, newest first, that this actor may see. */
+  records(exclude: ReadonlySet<string>, actor: Actor): SessionRecord[] {
+    return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at DESC LIMIT 1000').all() as RecordRow[])
+      .filter((r) => !exclude.has(r.id) && recordVisible(actor, r))
+      .map(toRecord);
   }
 
   /** Chunks from `fromSeq` on, at most `limit` chunks and PAGE_MAX_BYTES of text. */

@@ -8,9 +8,9 @@
  */
 import { Bounds } from '../../protocol/bounds.js';
 import type { Screen, ScreenChanges, SessionInfo, Signalled } from '../../protocol/http.js';
-import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
+import { SYSTEM_ACTOR, actorRef, type Actor } from '../control/actor.js';
 import { LEASE_TTL_MAX_MS, LEASE_TTL_MIN_MS, type Lease, type LeaseMode } from '../control/LeaseTable.js';
-import { requireRole } from '../control/policy.js';
+import { requireRole, type ScopeTarget } from '../control/policy.js';
 import { looksLikeSecretPrompt, type SecretState } from '../control/SecretWindow.js';
 import { SessionControl, type ControlOptions } from '../control/SessionControl.js';
 import { Emulator } from '../emulator/Emulator.js';
@@ -72,15 +72,20 @@ export class Session {
   private frozen: { seq: number; lastOutput: Date | null; title: string; lastInputBy: Actor | null } | undefined;
   /** The prompt detector looks only at output that arrived since the last window closed. */
   private freshOutput = true;
+  /** Who started it (name and kind), for info and records. */
+  readonly createdBy: Actor | undefined;
+  /** What the scope rule (control/policy.ts `visible`) looks at: its id, labels and the credential that started it. */
+  readonly scopeTarget: ScopeTarget;
 
   constructor(
     readonly id: string,
     readonly spec: ResolvedSpec,
     private readonly pty: PtyProcess,
     controlOptions: ControlOptions = { inputPolicy: 'auto', secretDetect: true },
-    /** Who started it, for records. */
-    readonly createdBy?: Actor,
+    createdBy?: Actor,
   ) {
+    this.createdBy = createdBy && actorRef(createdBy);
+    this.scopeTarget = { id, labels: spec.labels, owner: createdBy?.owner ?? null };
     const ev = this.events;
     this.control = new SessionControl(controlOptions, {
       acquired: (l) => ev.emit('leaseAcquired', l),

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { TermError, atLeast } from '../../core/index.js';
+import { TermError, atLeast, type Actor } from '../../core/index.js';
 import type { Role } from '../../protocol/attach.js';
 import { AttachTokenBody, AttachTokenSchema, BannerBody, SessionIdParams, SessionInfoSchema } from '../../protocol/http.js';
 import { ATTACH_TOKEN_TTL_S, AttachTokens } from '../attachTokens.js';
@@ -38,7 +38,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       },
     },
     async (req, reply) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const role: Role = (req.body as Static<typeof AttachTokenBody> | undefined)?.role ?? 'viewer';
       const principal = req.principal!;
       // A token may carry at most what its minter has: viewers mint viewer tokens only.
@@ -65,7 +65,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       unwrap(session.banner(actorOf(req), (req.body as Static<typeof BannerBody>).message));
       return session.info();
     },
@@ -94,8 +94,13 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
         const hint = req.headers.origin === 'null' ? 'opaque origins (sandboxed pages, file: URLs) can never attach' : 'allow it with --allow-origin';
         return sendError(reply, new TermError('forbidden_origin', `Origin "${req.headers.origin}" may not attach; ${hint}`));
       }
-      const found = deps.manager.get((req.params as IdParams).id);
-      if (!found.ok) return sendError(reply, found.error);
+      // A native client that sends its token as a header is answered before the upgrade, with the 404 of every route
+      // (core's lookup: out of scope is missing). Without a header nobody is known yet: every upgrade goes ahead,
+      // and a missing or out-of-scope session closes the socket with 4004 after the auth frame, alike.
+      if (req.principal) {
+        const found = deps.manager.get((req.params as IdParams).id, req.principal.actor);
+        if (!found.ok) return sendError(reply, found.error);
+      }
       // An upgrade holds a slot until its connection closes, however it ends (refused upgrade, auth failure, close).
       if (req.headers.upgrade?.toLowerCase() === 'websocket') {
         const slot = deps.slots.attach.take();
@@ -107,19 +112,34 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
     handler: async (_req, reply) =>
       sendError(reply, new TermError('invalid_request', 'this endpoint is a WebSocket: send an upgrade request (see docs/protocol.md)')),
     wsHandler: (socket, req) => {
-      const found = deps.manager.get((req.params as IdParams).id);
-      if (!found.ok) return socket.close(4004, 'no such session');
+      const ref = (req.params as IdParams).id;
       const headerPrincipal = req.principal;
+      const invalid = 'the token is invalid, expired, already used, revoked, or for another session';
+      /** The session the path names, as this actor may see it: missing and out of scope are the same 4004. */
+      const lookup = (actor: Actor) => {
+        const found = deps.manager.get(ref, actor);
+        return found.ok ? found.value : undefined;
+      };
       const authenticate: Authenticate = (frame) => {
         // The bearer header, or a bearer token in the frame: the token's own actor; viewers can only watch.
         const bearer = frame.token === undefined ? headerPrincipal : deps.tokens.resolve(frame.token);
-        if (bearer) return { ok: true, maxRole: atLeast(bearer.actor, 'agent') ? 'driver' : 'viewer', ...bearer };
+        if (bearer) {
+          const session = lookup(bearer.actor);
+          if (!session) return { ok: false, missing: true, reason: 'no such session' };
+          return { ok: true, session, maxRole: atLeast(bearer.actor, 'agent') ? 'driver' : 'viewer', ...bearer };
+        }
         if (frame.token === undefined) return { ok: false, reason: 'a token is required in the auth frame' };
-        const grant = deps.attachTokens.redeem(frame.token, found.value.id);
-        if (!grant || !deps.tokens.isLive(grant.tokenId)) return { ok: false, reason: 'the token is invalid, expired, already used, revoked, or for another session' };
-        return { ok: true, maxRole: grant.role, actor: grant.actor, tokenName: grant.tokenName };
+        // An attach token: its minter's actor, with the minter's scope as it is now (none once revoked).
+        const peek = deps.attachTokens.inspect(frame.token);
+        const minter = peek && deps.tokens.actorOf(peek.tokenId, peek.actor.name, peek.actor.kind);
+        if (!peek || !minter) return { ok: false, reason: invalid };
+        const session = lookup(minter);
+        if (!session) return { ok: false, missing: true, reason: 'no such session' };
+        const grant = deps.attachTokens.redeem(frame.token, session.id);
+        if (!grant) return { ok: false, reason: invalid };
+        return { ok: true, session, maxRole: grant.role, actor: minter, tokenName: grant.tokenName };
       };
-      new AttachConnection(socket, found.value, authenticate, deps.settings, req.log, deps.revocations);
+      new AttachConnection(socket, authenticate, deps.settings, req.log, deps.revocations);
     },
   });
 }

@@ -1,5 +1,7 @@
 /** Pieces every route file shares: dependencies, the id param, and unwrapping core results into replies. */
+import type { FastifyRequest } from 'fastify';
 import type { Result, Runtime, Session, SessionManager } from '../../core/index.js';
+import { actorOf } from '../auth.js';
 import { ErrorSchema, StringEnum } from '../../protocol/http.js';
 import { STATUS } from '../errors.js';
 import { INPUT_STATUS } from '../../protocol/errors.js';
@@ -31,8 +33,12 @@ export function unwrap<T>(result: Result<T>): T {
   return result.value;
 }
 
-export function sessionOf(deps: RouteDeps, id: string): Session {
-  return unwrap(deps.manager.get(id));
+/**
+ * The session the route's `:id` names, as the caller may know it: one outside the caller's scope is a 404
+ * session_not_found with the very message a missing one gets (core's SessionManager.get decides).
+ */
+export function sessionOf(deps: RouteDeps, req: FastifyRequest): Session {
+  return unwrap(deps.manager.get((req.params as { id: string }).id, actorOf(req)));
 }
 
 /** Every stable error code an answer with this status may carry (secret_input_active is both 423 and 409). */

@@ -43,7 +43,7 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
       },
     },
     async (req, reply) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const q = req.query as Static<typeof ScreenQuery>;
       if (q.wait_ms !== undefined && q.since_seq === undefined) {
         throw new TermError('invalid_request', 'wait_ms needs since_seq: a long poll waits for a change since a screen you already have');
@@ -75,7 +75,7 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       return unwrap(await session.scrollback(actorOf(req), (req.query as Static<typeof ScrollbackQuery>).lines));
     },
   );

@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TermError } from '../../core/index.js';
 import { SessionIdParams, StringEnum, TranscriptPageSchema } from '../../protocol/http.js';
 import { CAST_IDLE_LIMIT_MAX_S, PAGE_MAX_CHUNKS } from '../../store/Store.js';
+import { actorOf } from '../auth.js';
 import { errors, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
@@ -33,13 +34,13 @@ export async function transcriptRoutes(app: FastifyInstance, deps: RouteDeps): P
     async (req, reply) => {
       const { id } = req.params as IdParams;
       const q = req.query as Static<typeof Query>;
-      const record = deps.store.record(id);
-      if (!record) throw new TermError('session_not_found', `no session or record "${id}"`);
-      // Readers see everything handed to the writer so far (only a held-back partial word may still be pending).
+      // Readers see everything handed to the writer so far (only a held-back partial word may still be pending). The
+      // flush comes first, for every caller alike: it completes a new record's labels, which the scope rule reads.
       await deps.store.flush();
+      const record = deps.store.record(id, actorOf(req));
+      if (!record) throw new TermError('session_not_found', `no session or record "${id}"`);
       if (q.format === 'asciicast') {
-        // Read again: the flush may have completed the record (its end, its redacted command line).
-        const cast = deps.store.asciicast(deps.store.record(id) ?? record, { version: q.version === 2 ? 2 : 3, idleLimitS: q.idle_limit, markers: q.markers !== undefined });
+        const cast = deps.store.asciicast(record, { version: q.version === 2 ? 2 : 3, idleLimitS: q.idle_limit, markers: q.markers !== undefined });
         return reply
           .type('application/x-asciicast')
           .header('content-disposition', `attachment; filename="termhost-${id}.cast"`)

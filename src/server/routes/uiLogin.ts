@@ -57,7 +57,7 @@ export async function uiLoginRoutes(app: FastifyInstance, deps: UiLoginDeps): Pr
       const kind = body.as ?? 'human';
       let next = '/ui/';
       if (body.session !== undefined) {
-        if (!deps.manager.get(body.session).ok && !deps.store.record(body.session)) {
+        if (!deps.manager.get(body.session, req.principal!.actor).ok && !deps.store.record(body.session, req.principal!.actor)) {
           throw new TermError('session_not_found', `no session or record "${body.session}"`);
         }
         const role = kind === 'viewer' ? 'viewer' : (body.role ?? 'driver');

@@ -19,7 +19,7 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
       },
     },
     async (req, reply) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const body = req.body as Static<typeof WaitBody>;
       const release = unwrap(deps.slots.waits.take());
       // A client that hangs up ends its wait, so abandoned waits hold no timers or listeners.
