@@ -27,18 +27,64 @@ function header(id: string, s: ProcessFields, what: string): string {
   return [parts.join(' | '), ...modeNotes(s), processLine(s)].filter(Boolean).join('\n');
 }
 
-/** Rows as "<n> text", the cursor row marked with ">", and a run of blank rows at the bottom folded into one line. */
+/** Identical consecutive rows fold into one line from this many on (`rows 1-28: ~`); fewer read better as they are. */
+export const FOLD_RUN_MIN = 3;
+
+/**
+ * Rows as "<n> text", the cursor row marked with ">". A run of FOLD_RUN_MIN or more identical consecutive rows (the
+ * `~` column of an empty vim buffer, a box's sides, blank space) becomes one line naming the rows; the cursor row is
+ * never folded, and `foldTail` folds a blank tail of any length. Row numbers stay those of the screen.
+ */
 export function numberedRows(rows: Array<{ row: number; text: string }>, cursorRow: number, foldTail = true): string {
   const width = String(Math.max(0, ...rows.map((r) => r.row))).length;
-  let end = rows.length;
-  if (foldTail) while (end > 0 && rows[end - 1].text === '' && rows[end - 1].row !== cursorRow) end--;
-  const out = rows.slice(0, end).map(({ row, text }) => `${row === cursorRow ? '>' : ' '}${String(row).padStart(width)} ${text}`.trimEnd());
-  if (end < rows.length) {
-    const first = rows[end].row;
-    const last = rows[rows.length - 1].row;
-    out.push(first === last ? `(row ${first} blank)` : `(rows ${first}-${last} blank)`);
+  const line = ({ row, text }: { row: number; text: string }) => `${row === cursorRow ? '>' : ' '}${String(row).padStart(width)} ${text}`.trimEnd();
+  const out: string[] = [];
+  for (let i = 0; i < rows.length; ) {
+    // A run: consecutive row numbers, the same text, not the cursor row.
+    let j = i;
+    while (j + 1 < rows.length && rows[j + 1]!.text === rows[i]!.text && rows[j + 1]!.row === rows[j]!.row + 1 && rows[j + 1]!.row !== cursorRow && rows[i]!.row !== cursorRow) j++;
+    const n = j - i + 1;
+    const tail = j === rows.length - 1 && rows[i]!.text === '' && foldTail;
+    if (rows[i]!.row !== cursorRow && (n >= FOLD_RUN_MIN || (tail && n >= 1))) {
+      const [first, last] = [rows[i]!.row, rows[j]!.row];
+      const span = first === last ? `row ${first}` : `rows ${first}-${last}`;
+      out.push(rows[i]!.text === '' ? `(${span} blank)` : ` ${span}: ${rows[i]!.text}`.trimEnd());
+    } else for (let k = i; k <= j; k++) out.push(line(rows[k]!));
+    i = j + 1;
   }
   return out.join('\n');
+}
+
+/** The rows whose text differs between two screens of the same size, or undefined when they cannot be compared. */
+export function changedRows(before: readonly string[] | undefined, after: readonly string[]): Array<{ row: number; text: string }> | undefined {
+  return scrolledChanges(before, after)?.rows;
+}
+
+/**
+ * What changed between two screens of the same size, allowing for scrolling: a shell printing three lines at the
+ * bottom of a full screen moves every row up three, and a row-by-row comparison would call the whole screen changed.
+ * The answer is the scroll that explains the most rows (`scrolled` rows up, 0 for none) and the rows that differ from
+ * the scrolled picture. Undefined when the screens cannot be compared.
+ */
+export function scrolledChanges(before: readonly string[] | undefined, after: readonly string[]): { scrolled: number; rows: Array<{ row: number; text: string }> } | undefined {
+  if (!before || before.length !== after.length) return undefined;
+  const n = after.length;
+  const differing = (k: number) => {
+    let d = 0;
+    for (let row = 0; row < n; row++) if ((row + k < n ? before[row + k] : undefined) !== after[row]) d++;
+    return d;
+  };
+  let best = 0;
+  let bestD = differing(0);
+  // Only shifts where the new top row was somewhere below in the old screen can explain it.
+  for (let k = 1; k < n && bestD > 0; k++) {
+    if (before[k] !== after[0] || after[0] === '') continue;
+    const d = differing(k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  const rows: Array<{ row: number; text: string }> = [];
+  for (let row = 0; row < n; row++) if ((row + best < n ? before[row + best] : undefined) !== after[row]) rows.push({ row, text: after[row]! });
+  return { scrolled: best, rows };
 }
 
 function highlightLines(h: Screen['highlights']): string[] {
@@ -58,9 +104,30 @@ export function formatChanges(id: string, c: ScreenChanges): string {
   return [header(id, c, `changes since seq ${c.since_seq}, now seq ${c.seq}`), body, ...highlightLines(c.highlights)].join('\n');
 }
 
-export function formatWait(id: string, r: WaitResult): string {
+/**
+ * A wait's answer. Given the rows this client last read of the session, only the rows that changed since then are
+ * shown (with their screen row numbers and the cursor), which is what an agent needs after "wait, then look";
+ * without them, or with `full`, the whole screen.
+ */
+export function formatWait(id: string, r: WaitResult, lastRead?: { seq: number; lines: readonly string[] }, full = false): string {
   const verdict = r.matched ? `matched (${r.reason})` : r.reason === 'exit' ? 'not matched: the process exited first' : `not matched (${r.reason})`;
-  return [`wait ${verdict}`, formatScreen(id, r.screen)].join('\n');
+  const diff0 = full ? undefined : scrolledChanges(lastRead?.lines, r.screen.lines);
+  if (!diff0 || !lastRead) return [`wait ${verdict}`, formatScreen(id, r.screen)].join('\n');
+  const changes = diff0.rows;
+  const scrolled = diff0.scrolled > 0 ? `the screen scrolled up ${diff0.scrolled} row${diff0.scrolled === 1 ? '' : 's'}; ` : '';
+  const s = r.screen;
+  // Terse on purpose: the agent knows the session and its size (a resize answers with the whole screen).
+  const cursor = `cursor ${s.cursor.y},${s.cursor.x}${s.cursor.visible ? '' : ' hidden'}`;
+  const head =
+    changes.length === 0
+      ? `${verdict}; ${scrolled}nothing else changed; ${cursor}`
+      : `${verdict}; ${scrolled}changed rows; ${cursor}:`;
+  const notes = [...modeNotes(s), processLine(s)].filter((x): x is string => Boolean(x));
+  const body = changes.length === 0 ? [] : [numberedRows(changes, s.cursor.y, false)];
+  const diff = [head, ...notes, ...body, ...highlightLines(s.highlights)].join('\n');
+  // The changes are for saving bytes: when the whole (folded) screen is as short, it says more for the same.
+  const whole = [`wait ${verdict}`, formatScreen(id, s)].join('\n');
+  return diff.length < whole.length ? diff : whole;
 }
 
 export function formatSession(s: SessionInfo): string {

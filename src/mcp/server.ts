@@ -23,7 +23,7 @@ export interface TermhostMcp {
 
 export function createMcpServer(backend: Backend, opts: { ownsBackend?: boolean } = {}): TermhostMcp {
   const server = new McpServer({ name: 'termhost', version: VERSION }, { instructions: INSTRUCTIONS });
-  registerTools(server, { backend, lastSeq: new Map() }, TOOLS);
+  registerTools(server, { backend, lastSeq: new Map(), lastLines: new Map() }, TOOLS);
   const stopResources = registerScreenResources(server, backend);
   let closed = false;
   return {

@@ -13,6 +13,12 @@ export interface ToolContext {
   backend: Backend;
   /** seq of the last screen this client read, per session: "changes since my last read". */
   lastSeq: Map<string, number>;
+  /**
+   * The rows this client last read of each session's normal screen and of its alternate screen (key: readKey), so a
+   * wait answers with only the rows that changed since; leaving vim is compared with the shell screen read before
+   * vim started. Bounded (LAST_READS_MAX).
+   */
+  lastLines: Map<string, { seq: number; lines: string[] }>;
 }
 
 export interface ToolOutput {
@@ -66,6 +72,35 @@ export function toolError(err: unknown, opts: { sessionId?: string; peopleCanRea
     content: [{ type: 'text', text: `error ${code}: ${message}${retry}${hint}` }],
     structuredContent: { ...(e.body ?? {}), ...(e.extra ?? {}), error: message, code, retryable, ...(hint ? { hint: hint.trim() } : {}) },
   };
+}
+
+/** Sessions whose last read a client remembers; the oldest is forgotten first (a later wait then shows the full screen). */
+export const LAST_READS_MAX = 64;
+
+/** Where the rows last read of one of a session's two screens are kept. */
+export function readKey(session: string, altScreen: boolean): string {
+  return `${session}\u0000${altScreen ? 'alt' : 'normal'}`;
+}
+
+/** The rows this client last read of the screen that `screen` is on (normal or alternate). */
+export function lastReadOf(ctx: ToolContext, session: string, screen: { alt_screen: boolean }): { seq: number; lines: string[] } | undefined {
+  return ctx.lastLines.get(readKey(session, screen.alt_screen));
+}
+
+/** What this client last saw of a session: its seq and rows, for "changes since my last read". */
+export function rememberRead(ctx: ToolContext, session: string, screen: { seq: number; lines: string[]; alt_screen: boolean }): void {
+  ctx.lastSeq.set(session, screen.seq);
+  const key = readKey(session, screen.alt_screen);
+  ctx.lastLines.delete(key);
+  ctx.lastLines.set(key, { seq: screen.seq, lines: screen.lines });
+  while (ctx.lastLines.size > LAST_READS_MAX) ctx.lastLines.delete(ctx.lastLines.keys().next().value as string);
+}
+
+/** Forget what this client read of a session (it was killed). */
+export function forgetReads(ctx: ToolContext, session: string): void {
+  ctx.lastSeq.delete(session);
+  ctx.lastLines.delete(readKey(session, false));
+  ctx.lastLines.delete(readKey(session, true));
 }
 
 export function registerTools(server: McpServer, ctx: ToolContext, tools: readonly AnyTool[]): void {

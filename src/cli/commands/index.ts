@@ -16,6 +16,8 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   mouse: async () => (await import('./mouse.js')).mouse,
   signal: async () => (await import('./signal.js')).signal,
   kill: async () => (await import('./kill.js')).kill,
+  prune: async () => (await import('./prune.js')).prune,
+  secret: async () => (await import('./secret.js')).secret,
   attach: async () => (await import('./attach.js')).attach,
   transcript: async () => (await import('./transcript.js')).transcript,
   ui: async () => (await import('./ui.js')).ui,

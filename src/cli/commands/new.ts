@@ -21,6 +21,7 @@ export const newSession: Command = {
     { name: 'env', kind: 'list', value: 'K=V', help: 'set an environment variable', field: '/env' },
     { name: 'label', kind: 'list', value: 'K=V', help: 'attach a label (ls --label filters on it)', field: '/labels' },
     { name: 'term', kind: 'string', value: 'T', help: 'TERM for the program', default: 'xterm-256color', field: '/term' },
+    { name: 'rm', kind: 'boolean', help: 'free the session as soon as its program exits (its record and transcript stay)', field: '/remove_on_exit' },
     { name: 'json', kind: 'boolean', help: 'print the new session (SessionInfo) as JSON' },
   ],
   examples: [
@@ -28,6 +29,7 @@ export const newSession: Command = {
     'termhost new --name build -- make -j8      # then: termhost attach build',
     'termhost new --cols 120 --rows 40 --cwd ~/src --env FOO=bar --label team=red -- htop',
     'ID=$(termhost new python3 -q)',
+    'termhost new --rm -- make test            # gone from `ls` when it exits',
   ],
   async run(parsed, io) {
     const f = parsed.flags;
@@ -41,6 +43,7 @@ export const newSession: Command = {
         env: f.env ? pairs(f.env as string[], 'env') : undefined,
         labels: f.label ? pairs(f.label as string[], 'label') : undefined,
         term: f.term as string | undefined,
+        remove_on_exit: f.rm === true ? true : undefined,
       });
       if (f.json) printJson(io, info);
       else io.out(`${info.id}\n`);

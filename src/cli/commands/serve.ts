@@ -22,6 +22,7 @@ export const serve: Command = {
     { name: 'allow-host', kind: 'list', value: 'NAME', help: 'accept this Host header besides the loopback names' },
     { name: 'allow-origin', kind: 'list', value: 'URL', help: 'a browser origin allowed to attach besides the daemon\'s own' },
     { name: 'max-sessions', kind: 'int', value: 'N', help: 'running sessions at once (exited ones do not count)', default: String(D.maxSessions), min: 1 },
+    { name: 'exited-ttl', kind: 'int', value: 'S', help: 'seconds an exited session stays readable (final screen, exit status) before it is freed', default: String(D.exitedTtlMs / 1000), min: 0 },
     { name: 'require-leases', kind: 'boolean', help: 'agents must hold an input lease to type' },
     { name: 'no-secret-detect', kind: 'boolean', help: 'do not open secret-input windows on password prompts' },
     { name: 'transcript-retention-days', kind: 'int', value: 'N', help: 'days stored output is kept; 0 stores none, -1 keeps it forever', default: String(D.transcriptRetentionDays), min: -1 },
@@ -55,6 +56,7 @@ export const serve: Command = {
       transcriptRetentionDays: flags['transcript-retention-days'] as number | undefined,
       transcripts: flags['no-transcripts'] !== true,
       maxSessions: flags['max-sessions'] as number | undefined,
+      exitedTtlMs: flags['exited-ttl'] === undefined ? undefined : (flags['exited-ttl'] as number) * 1000,
       logger: { level: (flags['log-level'] as string | undefined) ?? D.logLevel, format: (flags['log-format'] as string | undefined) ?? D.logFormat },
     });
     // Where it listens is in the log ("Server listening at ..."), between the start and the shutdown lines.

@@ -18,11 +18,13 @@ export const wait: Command = {
     { name: 'quiet', ...ms, help: 'no output for this long', field: '/quiet_ms' },
     { name: 'stable', ...ms, help: 'the screen text stayed the same this long (a spinner redrawing the same text counts)', field: '/stable_ms' },
     { name: 'exit', kind: 'boolean', help: 'the program exited' },
+    { name: 'after-input', kind: 'boolean', help: 'text and regex look only below the line the last input was typed on (not at its echo)', field: '/after_input' },
     { name: 'timeout', ...ms, min: 0, help: 'give up after this long', default: '10000', field: '/timeout_ms' },
     { name: 'json', kind: 'boolean', help: 'print the WaitResult (matched, reason, screen) as JSON' },
   ],
   examples: [
-    "termhost wait 3f9c2a1b --regex '[$#] $' --timeout 5000",
+    "termhost wait 3f9c2a1b --regex '[$#]$' --after-input --timeout 5000",
+    "termhost send 3f9c2a1b 'echo done' Enter && termhost wait 3f9c2a1b --text done --after-input",
     'termhost wait 3f9c2a1b --text done --json | jq .screen.lines',
     'termhost wait 3f9c2a1b --exit && echo finished',
   ],
@@ -40,6 +42,7 @@ export const wait: Command = {
         quiet_ms: f.quiet as number | undefined,
         stable_ms: f.stable as number | undefined,
         exit: f.exit === true ? true : undefined,
+        after_input: f['after-input'] === true ? true : undefined,
         timeout_ms: (f.timeout as number | undefined) ?? 10_000,
       });
       if (f.json) printJson(io, r);

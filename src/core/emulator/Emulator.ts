@@ -167,6 +167,11 @@ export class Emulator {
     return this.altScreen ? undefined : this.term.registerMarker(0);
   }
 
+  /** The cursor's column in the active buffer. */
+  get cursorColumn(): number {
+    return this.core.buffer.x;
+  }
+
   /** Lines in the normal buffer, scrollback included. */
   get normalBufferLength(): number {
     return this.core.buffers.normal.lines.length;

@@ -22,7 +22,7 @@ import { Limits } from '../limits.js';
 import { SIGNALS, type PtyExit, type PtyProcess, type Signal } from '../pty/PtyProcess.js';
 import { scrollbackLines, snapshotScreen } from '../snapshot/screen.js';
 import { withStyledRows } from '../snapshot/styled.js';
-import { InputMarks, INPUT_MARKS_KEPT } from './InputMarks.js';
+import { InputMarks, INPUT_MARKS_KEPT, type InputPoint } from './InputMarks.js';
 import { validateSize } from './validateSpec.js';
 import { Audience, type AttachedClient, type ClientRole } from './Audience.js';
 import type { ExitReason, InputSource, ResolvedSpec, SessionEvents } from './types.js';
@@ -275,7 +275,7 @@ export class Session {
     const result = this.tryInput(actor, bytes, opts.leaseId);
     if (result.ok) {
       this.control.accepted(actor);
-      this.inputMarks.mark(this.seqBytes, this.emulator.markCursorLine());
+      this.inputMarks.mark(this.seqBytes, this.emulator.markCursorLine(), this.emulator.cursorColumn, bytes.toString('utf8'));
       this.events.emit('inputAccepted', actor, source);
     } else this.events.emit('inputRejected', actor, source, result.error.code);
     return result;
@@ -304,7 +304,7 @@ export class Session {
     if (!checked.ok) return checked;
     const regex = cond.regex === undefined ? undefined : compileWaitRegex(cond.regex);
     if (regex && !regex.ok) return regex;
-    let afterRow: (() => number) | undefined;
+    let afterRow: (() => InputPoint) | undefined;
     if (cond.after_seq !== undefined || cond.after_input) {
       const at = cond.after_input ? this.inputMarks.last : this.inputMarks.rowAt(cond.after_seq!);
       if (at === undefined) {
@@ -319,7 +319,7 @@ export class Session {
         );
       }
       const seq = at.seq;
-      afterRow = () => this.inputMarks.rowAt(seq)?.row ?? -1;
+      afterRow = () => this.inputMarks.rowAt(seq) ?? { seq, row: -1, col: 0, typed: '' };
     }
     return waitFor(this, cond, regex?.value, signal, afterRow);
   }

@@ -9,6 +9,7 @@ import { TermError, fail, ok, type Result } from '../errors.js';
 import { Bounds } from '../../protocol/bounds.js';
 import { regexMatcher } from '../regex/RegexMatcher.js';
 import { screenLines, textAfterRow } from '../snapshot/screen.js';
+import type { InputPoint } from './InputMarks.js';
 import type { Session } from './Session.js';
 
 export interface WaitCondition {
@@ -74,7 +75,7 @@ export function waitFor(
   regex?: RegExp,
   signal?: AbortSignal,
   /** With after_seq/after_input: the buffer line the input was typed on, read live (it moves as the screen scrolls). */
-  afterRow?: () => number,
+  afterRow?: () => InputPoint,
 ): Promise<Result<WaitOutcome>> {
   const readable = session.readable();
   if (!readable.ok) return Promise.resolve(readable);

@@ -101,15 +101,20 @@ export function scrollbackLines(emu: Emulator, count: number): { lines: string[]
 export const AFTER_INPUT_SCROLLBACK_LINES = 2000;
 
 /**
- * The text below the line where input was typed (`row` in the normal buffer), skipping that line's own wrapped
- * continuation: the screen plus at most AFTER_INPUT_SCROLLBACK_LINES above it. A negative row, or the alternate screen
- * being active, means everything on the screen came after.
+ * The text after the point where input was typed (`at.row` in the normal buffer, from `at.col`): the screen plus at
+ * most AFTER_INPUT_SCROLLBACK_LINES above it. The line it was typed on is left out, with its wrapped continuation,
+ * when it shows the echo of what was typed; otherwise (typing into a full-screen program, or keys with no echo) it
+ * counts, since what is there now came later: a shell's next prompt lands where the cursor was when vim started. A
+ * negative row, or the alternate screen being active, means everything on the screen came after.
  */
-export function textAfterRow(emu: Emulator, row: number): string {
+export function textAfterRow(emu: Emulator, at: { row: number; col: number; typed: string }): string {
+  const { row } = at;
   if (row < 0 || emu.altScreen) return screenLines(emu).join('\n');
   const end = emu.normalBufferLength;
-  let start = row + 1;
-  while (start < end && emu.normalBufferLine(start)?.isWrapped) start++;
+  const marked = emu.normalBufferLine(row);
+  const echoed = at.typed !== '' && marked !== undefined && lineText(marked).slice(at.col).startsWith(at.typed.slice(0, Math.max(1, emu.term.cols - at.col)).trimEnd());
+  let start = echoed ? row + 1 : row;
+  while (echoed && start < end && emu.normalBufferLine(start)?.isWrapped) start++;
   start = Math.max(start, end - emu.term.rows - AFTER_INPUT_SCROLLBACK_LINES);
   const lines: string[] = [];
   for (let y = start; y < end; y++) {

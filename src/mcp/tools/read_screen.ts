@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatChanges, formatScreen } from '../format.js';
-import { defineTool, sessionId } from '../tool.js';
+import { defineTool, lastReadOf, readKey, rememberRead, sessionId } from '../tool.js';
 
 export default defineTool('read_screen', {
   title: 'Read the screen',
@@ -16,15 +16,21 @@ export default defineTool('read_screen', {
     highlights: z.boolean().optional(),
   },
   readOnly: true,
-  async run({ session, changes_only, wait_ms, highlights }, { backend, lastSeq }) {
-    const since = lastSeq.get(session);
+  async run({ session, changes_only, wait_ms, highlights }, ctx) {
+    const since = ctx.lastSeq.get(session);
     if (changes_only && since !== undefined) {
-      const c = await backend.changes(session, since, { highlights, waitMs: wait_ms });
-      lastSeq.set(session, c.seq);
+      const c = await ctx.backend.changes(session, since, { highlights, waitMs: wait_ms });
+      ctx.lastSeq.set(session, c.seq);
+      // The rows now on screen: the ones that changed over the ones read before (a full answer has them all).
+      const before = lastReadOf(ctx, session, c)?.lines;
+      const lines = c.lines ?? (before && before.length === c.rows ? [...before] : undefined);
+      if (lines && !c.lines) for (const ch of c.changes ?? []) lines[ch.row] = ch.text;
+      if (lines) rememberRead(ctx, session, { seq: c.seq, lines, alt_screen: c.alt_screen });
+      else ctx.lastLines.delete(readKey(session, c.alt_screen));
       return { text: formatChanges(session, c), structured: c as unknown as Record<string, unknown> };
     }
-    const s = await backend.screen(session, { highlights });
-    lastSeq.set(session, s.seq);
+    const s = await ctx.backend.screen(session, { highlights });
+    rememberRead(ctx, session, s);
     return { text: formatScreen(session, s), structured: s as unknown as Record<string, unknown> };
   },
 });

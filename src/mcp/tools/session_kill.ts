@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, sessionId } from '../tool.js';
+import { defineTool, forgetReads, sessionId } from '../tool.js';
 
 export default defineTool('session_kill', {
   title: 'Kill and remove a session',
@@ -8,9 +8,10 @@ export default defineTool('session_kill', {
     'gone afterwards; read what you need first.',
   input: { session: sessionId, signal: z.enum(['HUP', 'TERM', 'KILL', 'INT', 'QUIT', 'USR1', 'USR2']).optional() },
   destructive: true,
-  async run({ session, signal }, { backend, lastSeq }) {
+  async run({ session, signal }, ctx) {
+    const { backend } = ctx;
     await backend.kill(session, signal);
-    lastSeq.delete(session);
+    forgetReads(ctx, session);
     return { text: `session ${session} killed and removed`, structured: { session, killed: true } };
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formatWait } from '../format.js';
+import { lastReadOf, rememberRead } from '../tool.js';
 import { Bounds } from '../../protocol/bounds.js';
 import { defineTool, sessionId } from '../tool.js';
 
@@ -21,11 +22,13 @@ export default defineTool('wait_for', {
     after_seq: z.number().int().min(0).optional().describe('Text and regex look only below the line where the input that answered this seq was typed.'),
     after_input: z.boolean().optional().describe('The same, for the last input anyone sent: skips the echo of a command you just typed.'),
     timeout_ms: z.number().int().min(0).max(Bounds.waitMsMax).optional(),
+    full: z.boolean().optional().describe('Return the whole screen; by default only the rows that changed since your last read of this session.'),
   },
   readOnly: true,
-  async run({ session, timeout_ms, ...cond }, { backend, lastSeq }) {
-    const r = await backend.wait(session, { ...cond, timeout_ms: timeout_ms ?? 10_000 });
-    lastSeq.set(session, r.screen.seq);
-    return { text: formatWait(session, r), structured: r as unknown as Record<string, unknown> };
+  async run({ session, timeout_ms, full, ...cond }, ctx) {
+    const r = await ctx.backend.wait(session, { ...cond, timeout_ms: timeout_ms ?? 10_000 });
+    const text = formatWait(session, r, lastReadOf(ctx, session, r.screen), full === true);
+    rememberRead(ctx, session, r.screen);
+    return { text, structured: r as unknown as Record<string, unknown> };
   },
 });
