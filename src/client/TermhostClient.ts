@@ -184,9 +184,9 @@ export class TermhostClient {
     return this.request('POST', `/v1/sessions/${enc(id)}/secret-input/actions`, { action, ...(reason ? { reason } : {}) });
   }
 
-  /** A named token; `scope` limits which sessions it may know of, `profiles` which command profiles it may start. */
-  createToken(name: string, role: 'admin' | 'human' | 'agent' | 'viewer', opts: { scope?: WireScope; profiles?: string[] } = {}): Promise<TokenInfo & { token: string }> {
-    return this.request('POST', '/v1/tokens', { name, role, ...(opts.scope ? { scope: opts.scope } : {}), ...(opts.profiles ? { profiles: opts.profiles } : {}) });
+  /** A named token; `scope` limits which sessions it may know of (unscoped: all). */
+  createToken(name: string, role: 'admin' | 'human' | 'agent' | 'viewer', opts: { scope?: WireScope } = {}): Promise<TokenInfo & { token: string }> {
+    return this.request('POST', '/v1/tokens', { name, role, ...(opts.scope ? { scope: opts.scope } : {}) });
   }
 
   async listTokens(): Promise<TokenInfo[]> {

@@ -16,7 +16,7 @@ export { sealInheritedFds } from './pty/fds.js';
 export { Runtime, type RuntimeOptions } from './Runtime.js';
 export { EventBus, EVENT_BACKLOG } from './events/EventBus.js';
 export { requireRole, mayStoreRaw, visible, mayStartWithin, isScoped, type ScopeTarget } from './control/policy.js';
-export { parseScope, scopeToWire, formatScope, type WireScope } from './control/scope.js';
+export { parseScope, scopeToWire, type WireScope } from './control/scope.js';
 export { parseSelector, matchesSelector, type Selector } from './control/selector.js';
 export { validateSpec, validateSize } from './session/validateSpec.js';
 export { RegexMatcher, regexMatcher, REGEX_MATCH_DEADLINE_MS } from './regex/RegexMatcher.js';

@@ -34,9 +34,6 @@ export const Bounds = {
   selectorTermsMax: 32,
   /** Session ids a `sessions` scope may list. */
   scopeSessionsMax: 1000,
-  /** Command profiles a token may be restricted to, and a profile name's length. */
-  tokenProfilesMax: 64,
-  profileNameCharsMax: 64,
 } as const;
 
 /** `term`: what a terminfo name may look like. */
@@ -53,8 +50,6 @@ export const ENV_NAME_PATTERN = '^[^=\\u0000]+$';
  * a valid path segment and must not look like a number to a JSON client.
  */
 export const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9._-]{0,63}$';
-/** Command profile names, as the config file declares them and a token or a create request names them. */
-export const PROFILE_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9._-]{0,63}$';
 /** Session ids and names as they appear in a path. */
 export const SESSION_REF_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 

@@ -11,7 +11,6 @@ import {
   MOUSE_MODIFIERS,
   MOUSE_TYPES,
   NAME_PATTERN,
-  PROFILE_NAME_PATTERN,
   ROLE_NAMES,
   SESSION_REF_PATTERN,
   SIGNAL_NAMES,
@@ -404,18 +403,11 @@ export const ScopeSchema = Type.Union(
 );
 export type WireScope = Static<typeof ScopeSchema>;
 
-const ProfileNames = Type.Array(Type.String({ pattern: PROFILE_NAME_PATTERN }), {
-  minItems: 1,
-  maxItems: Bounds.tokenProfilesMax,
-  description: 'The command profiles this token may start (and nothing else).',
-});
-
 export const TokenInfoSchema = Type.Object({
   name: Type.String(),
   role: StringEnum(ROLE_NAMES),
   created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   scope: Type.Union([ScopeSchema, Type.Null()], { description: 'null: every session (unscoped).' }),
-  profiles: Type.Union([ProfileNames, Type.Null()], { description: 'null: any profile, and any command unless the daemon restricts commands.' }),
 });
 
 export const CreateTokenBody = Type.Object(
@@ -423,7 +415,6 @@ export const CreateTokenBody = Type.Object(
     name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }),
     role: StringEnum(ROLE_NAMES),
     scope: Type.Optional(ScopeSchema),
-    profiles: Type.Optional(ProfileNames),
   },
   { additionalProperties: false },
 );

@@ -1,7 +1,7 @@
 /**
  * Credentials and the actors they carry. The daemon's own token (generated or given with --token) is the `admin`
- * actor. Further tokens are created with a name, a role, and optionally a scope (which sessions they may know of) and
- * the command profiles they may start; they are shown once, and stored only as SHA-256 hashes in
+ * actor. Further tokens are created with a name, a role and optionally a scope (which sessions they may know of);
+ * they are shown once, and stored only as SHA-256 hashes in
  * `<state dir>/tokens.json` (0600). Revoking one takes effect on the next request, and listeners close the sockets
  * and streams that were opened with it.
  *
@@ -13,11 +13,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TermError, fail, ok, parseScope, scopeToWire, type Result, type Scope, type WireScope } from '../core/index.js';
 import type { Actor, Role } from '../core/index.js';
-import { Bounds, PROFILE_NAME_PATTERN } from '../protocol/bounds.js';
 
 export const ADMIN_TOKEN_NAME = 'admin';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const PROFILE_NAME = new RegExp(PROFILE_NAME_PATTERN);
 /** The current tokens.json format. */
 const FILE_VERSION = 2;
 
@@ -28,8 +26,6 @@ interface StoredToken {
   created_at: string;
   /** Absent: unscoped. */
   scope?: WireScope;
-  /** Absent: any profile (and any command, unless the daemon restricts commands). */
-  profiles?: string[];
 }
 
 /** A stored token with its scope parsed once, at load or creation. */
@@ -51,13 +47,11 @@ export interface TokenInfo {
   created_at: string | null;
   /** null: every session. */
   scope: WireScope | null;
-  /** null: any profile. */
-  profiles: string[] | null;
 }
 
 export interface TokenGrant {
+  /** The wire form (http.ts ScopeSchema), or untyped JSON from tokens.json: parsed and checked here. */
   scope?: unknown;
-  profiles?: string[];
 }
 
 /** Named tokens a daemon keeps at most (besides its own). */
@@ -99,7 +93,7 @@ export class TokenStore {
 
   /**
    * The actor a credential derived from a token stands for (a UI sign-in, an attach token), with that token's scope
-   * and profiles as they are now; undefined once the token is revoked. `kind` may be lower than the token's role (a
+   * as it is now; undefined once the token is revoked. `kind` may be lower than the token's role (a
    * viewer sign-in minted by a person).
    */
   actorOf(tokenId: string, name: string, kind: Actor['kind']): Actor | undefined {
@@ -123,15 +117,9 @@ export class TokenStore {
     if (!NAME.test(name)) return fail(new TermError('invalid_request', 'a token name is 1-64 letters, digits, dots, dashes or underscores'));
     const scope = parseScope(grant.scope);
     if (!scope.ok) return scope;
-    const profiles = grant.profiles;
-    if (profiles !== undefined) {
-      if (!Array.isArray(profiles) || profiles.length < 1 || profiles.length > Bounds.tokenProfilesMax || !profiles.every((p) => typeof p === 'string' && PROFILE_NAME.test(p))) {
-        return fail(new TermError('invalid_request', `profiles must list 1 to ${Bounds.tokenProfilesMax} profile names`, { field: 'profiles' }));
-      }
-    }
     // An admin mints tokens, so a scope on one would hold nothing: it could mint itself an unscoped one.
-    if (role === 'admin' && (scope.value.kind !== 'all' || profiles !== undefined)) {
-      return fail(new TermError('invalid_request', 'an admin token cannot be scoped or restricted to profiles (it could mint itself an unrestricted one); give a lower role', { field: 'scope' }));
+    if (role === 'admin' && scope.value.kind !== 'all') {
+      return fail(new TermError('invalid_request', 'an admin token cannot be scoped (it could mint itself an unscoped one); give it a lower role', { field: 'scope' }));
     }
     if (name === ADMIN_TOKEN_NAME || [...this.byHash.values()].some((t) => t.name === name)) {
       return fail(new TermError('token_exists', `a token named "${name}" already exists; revoke it first or pick another name`));
@@ -147,7 +135,6 @@ export class TokenStore {
       sha256: hash(token),
       created_at: new Date().toISOString(),
       ...(wire ? { scope: wire } : {}),
-      ...(profiles ? { profiles: [...new Set(profiles)] } : {}),
       parsedScope: scope.value,
     };
     this.byHash.set(stored.sha256, stored);
@@ -156,7 +143,7 @@ export class TokenStore {
   }
 
   list(): TokenInfo[] {
-    return [{ name: ADMIN_TOKEN_NAME, role: 'admin' as Role, created_at: null, scope: null, profiles: null }, ...[...this.byHash.values()].map(infoOf)];
+    return [{ name: ADMIN_TOKEN_NAME, role: 'admin' as Role, created_at: null, scope: null }, ...[...this.byHash.values()].map(infoOf)];
   }
 
   revoke(name: string): Result<void> {
@@ -213,9 +200,9 @@ function adminActor(): Actor {
 const idOf = (t: StoredToken) => t.sha256.slice(0, 16);
 
 function actorOfToken(t: Held): Actor {
-  return { name: t.name, kind: t.role, scope: t.parsedScope, owner: idOf(t), ...(t.profiles ? { profiles: t.profiles } : {}) };
+  return { name: t.name, kind: t.role, scope: t.parsedScope, owner: idOf(t) };
 }
 
 function infoOf(t: StoredToken): TokenInfo {
-  return { name: t.name, role: t.role, created_at: t.created_at, scope: t.scope ?? null, profiles: t.profiles ?? null };
+  return { name: t.name, role: t.role, created_at: t.created_at, scope: t.scope ?? null };
 }

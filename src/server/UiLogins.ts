@@ -142,12 +142,14 @@ export class UiLogins {
     const s = this.sessions.get(sha256(secret));
     // Both are hashes of the same length, so the comparison's time says nothing about the stored one.
     if (!s || !crypto.timingSafeEqual(Buffer.from(s.key_sha256, 'hex'), Buffer.from(sha256(key), 'hex'))) return undefined;
-    if (Date.parse(s.expires_at) <= this.now() || !this.tokens.isLive(s.tokenId)) {
+    // The minting token's scope, as it is now, goes with the browser: a scoped token's sign-in sees what it sees.
+    const actor = Date.parse(s.expires_at) > this.now() ? this.tokens.actorOf(s.tokenId, s.name, s.kind) : undefined;
+    if (!actor) {
       this.sessions.delete(s.sha256);
       this.save();
       return undefined;
     }
-    return { actor: { name: s.name, kind: s.kind }, tokenName: s.tokenName, tokenId: s.tokenId };
+    return { actor, tokenName: s.tokenName, tokenId: s.tokenId };
   }
 
   /** When the sign-in behind this cookie secret ends, or undefined. */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Actor, Runtime, Session } from '../core/index.js';
+import { visible, type Actor, type Runtime, type ScopeTarget, type Session } from '../core/index.js';
 import { asciicast, type CastOptions } from './asciicast.js';
 import { recordVisible, toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
@@ -110,6 +110,11 @@ export class Store {
   private flushId = 0;
   /** Records whose redacted fields are still being computed (see track). */
   private readonly recordsPending = new Set<Promise<void>>();
+  /**
+   * The scope rule's view of records whose labels are not written yet: the session's own (its labels as given). A
+   * record's stored labels read as none until then, which a selector such as `team!=red` would match.
+   */
+  private readonly pendingTargets = new Map<string, ScopeTarget>();
   private readonly insertEvent: Database.Statement;
   private readonly flushWaiters = new Map<number, () => void>();
   private readonly sweepTimer: NodeJS.Timeout;
@@ -167,7 +172,11 @@ export class Store {
     this.db
       .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(s.id, '[]', '', '{}', s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy, s.scopeTarget.owner);
-    const fields = writeRecordFields(this.db, s.id, { command: s.spec.command, labels: s.spec.labels, cwd: s.spec.cwd }).then(() => void this.recordsPending.delete(fields));
+    this.pendingTargets.set(s.id, s.scopeTarget);
+    const fields = writeRecordFields(this.db, s.id, { command: s.spec.command, labels: s.spec.labels, cwd: s.spec.cwd }).then(() => {
+      this.recordsPending.delete(fields);
+      this.pendingTargets.delete(s.id);
+    });
     this.recordsPending.add(fields);
     // A batch is copied, as the output arrives, into pages of PAGE_BYTES (a 4 KiB copy per PTY read), which a handover
     // transfers to the writer without copying again; the writer sends each page back once it has decoded it, for
@@ -331,20 +340,22 @@ export class Store {
     })]);
   }
 
-  /**
-   * A record, as this actor may know it: one outside the actor's scope is undefined, exactly as a missing one. Until
-   * the record's redacted fields are written (a moment after the session starts) its labels read as none.
-   */
+  /** A record, as this actor may know it: one outside the actor's scope is undefined, exactly as a missing one. */
   record(id: string, actor: Actor): SessionRecord | undefined {
     const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as RecordRow | undefined;
-    return row && recordVisible(actor, row) ? toRecord(row) : undefined;
+    return row && this.mayKnow(actor, row) ? toRecord(row) : undefined;
   }
 
   /** Records of sessions that are no longer live, newest first, that this actor may see. */
   records(exclude: ReadonlySet<string>, actor: Actor): SessionRecord[] {
     return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at DESC LIMIT 1000').all() as RecordRow[])
-      .filter((r) => !exclude.has(r.id) && recordVisible(actor, r))
+      .filter((r) => !exclude.has(r.id) && this.mayKnow(actor, r))
       .map(toRecord);
+  }
+
+  private mayKnow(actor: Actor, row: RecordRow): boolean {
+    const pending = this.pendingTargets.get(row.id);
+    return pending ? visible(actor, pending) : recordVisible(actor, row);
   }
 
   /** Chunks from `fromSeq` on, at most `limit` chunks and PAGE_MAX_BYTES of text. */

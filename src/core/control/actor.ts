@@ -28,8 +28,6 @@ export interface Actor {
    * matches it. Names can be reused after a revocation; this cannot.
    */
   owner?: string;
-  /** The command profiles this actor may start; absent means any (and any command, unless the daemon restricts). */
-  profiles?: readonly string[];
 }
 
 /** An actor as it is recorded and shown: its name and kind, nothing of its credential. */

@@ -1,7 +1,7 @@
 /**
  * Scopes between their wire form and the rule's: `POST /v1/tokens` and tokens.json carry `"own"`,
- * `{"labels": "team=red"}` or `{"sessions": ["id", ...]}`; `token create --scope` and `token ls` write them as
- * `own`, `labels:team=red` and `sessions:ID,ID`. Absent (null) is unscoped: every session.
+ * `{"labels": "team=red"}` or `{"sessions": ["id", ...]}` (the CLI's text form is protocol/scopeText.ts). Absent
+ * (null) is unscoped: every session.
  */
 import { Bounds, SESSION_REF_PATTERN } from '../../protocol/bounds.js';
 import { TermError, fail, ok, type Result } from '../errors.js';
@@ -44,10 +44,3 @@ export function scopeToWire(scope: Scope | undefined): WireScope | null {
   return { sessions: [...scope.ids] };
 }
 
-/** A scope as text, as `token ls` prints it: all, own, labels:SEL, sessions:ID,ID. */
-export function formatScope(scope: Scope | undefined): string {
-  if (!scope || scope.kind === 'all') return 'all';
-  if (scope.kind === 'own') return 'own';
-  if (scope.kind === 'labels') return `labels:${scope.selector.text}`;
-  return `sessions:${scope.ids.join(',')}`;
-}

@@ -12,14 +12,14 @@ export async function tokenRoutes(app: FastifyInstance, deps: RouteDeps): Promis
     {
       config: { role: 'admin' },
       schema: {
-        summary: 'Create a named token with a role, and optionally a scope and command profiles; the secret is returned once and stored only as a hash',
+        summary: 'Create a named token with a role and optionally a scope; the secret is returned once and stored only as a hash',
         body: CreateTokenBody,
         response: { 201: Type.Intersect([TokenInfoSchema, Type.Object({ token: Type.String() })]), ...errors(400, 409, 413) },
       },
     },
     async (req, reply) => {
-      const { name, role, scope, profiles } = req.body as Static<typeof CreateTokenBody>;
-      const created = unwrap(deps.tokens.create(name, role, { scope, profiles }));
+      const { name, role, scope } = req.body as Static<typeof CreateTokenBody>;
+      const created = unwrap(deps.tokens.create(name, role, { scope }));
       req.log.info({ token_name: name, role }, 'token.create');
       return reply.code(201).send({ ...created.info, token: created.token });
     },
@@ -27,7 +27,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: RouteDeps): Promis
 
   app.get(
     '/v1/tokens',
-    { config: { role: 'admin' }, schema: { summary: 'List tokens (names, roles, scopes and profiles; never secrets)', response: { 200: Type.Object({ tokens: Type.Array(TokenInfoSchema) }), ...errors() } } },
+    { config: { role: 'admin' }, schema: { summary: 'List tokens (names, roles and scopes; never secrets)', response: { 200: Type.Object({ tokens: Type.Array(TokenInfoSchema) }), ...errors() } } },
     async () => ({ tokens: deps.tokens.list() }),
   );
 
