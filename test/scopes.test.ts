@@ -14,7 +14,7 @@ let d: TestDaemon;
 const tokens: Record<string, string> = {};
 const as: Record<string, TermhostClient> = {};
 
-async function mint(name: string, role: 'viewer' | 'agent' | 'human', scope?: Parameters<TermhostClient['createToken']>[2]['scope']) {
+async function mint(name: string, role: 'viewer' | 'agent' | 'human', scope?: NonNullable<Parameters<TermhostClient['createToken']>[2]>['scope']) {
   const created = await d.client.createToken(name, role, scope === undefined ? {} : { scope });
   tokens[name] = created.token;
   as[name] = new TermhostClient({ address: d.address, token: created.token });

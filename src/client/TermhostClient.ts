@@ -21,6 +21,7 @@ import type {
   WaitResult,
   WireScope,
 } from '../protocol/http.js';
+import type { AuditPage } from '../protocol/audit.js';
 import type { AttachClient, AttachOptions } from './AttachClient.js';
 import { EventStream } from './EventStream.js';
 import { errorFromAnswer, TermhostError } from './errors.js';
@@ -36,6 +37,7 @@ export type TranscriptPage = Static<typeof TranscriptPageSchema>;
 export type SessionRecord = Static<typeof SessionRecordSchema>;
 export type { Screen, ScreenChanges, SessionInfo, SignalAnswer, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest, WireScope };
 export type { RuntimeEvent } from '../protocol/events.js';
+export type { AuditEntry, AuditPage } from '../protocol/audit.js';
 
 export { TermhostError } from './errors.js';
 export { parseAddress, formatAddress, type Address } from './address.js';
@@ -207,9 +209,24 @@ export class TermhostClient {
    * The whole transcript as an asciicast file: v3 unless `version: 2` (for asciinema 2.x); `idleLimit` caps pauses
    * (seconds); `markers` adds marker events.
    */
-  transcriptCast(id: string, opts: { version?: 2 | 3; idleLimit?: number; markers?: boolean } = {}): Promise<string> {
-    const q = ['format=asciicast', opts.version ? `version=${opts.version}` : '', opts.idleLimit !== undefined ? `idle_limit=${opts.idleLimit}` : '', opts.markers ? 'markers=1' : ''];
+  /** `audit`: the session's audit trail as markers too (needs the human role). */
+  transcriptCast(id: string, opts: { version?: 2 | 3; idleLimit?: number; markers?: boolean; audit?: boolean } = {}): Promise<string> {
+    const q = [
+      'format=asciicast',
+      opts.version ? `version=${opts.version}` : '',
+      opts.idleLimit !== undefined ? `idle_limit=${opts.idleLimit}` : '',
+      opts.markers ? 'markers=1' : '',
+      opts.audit ? 'audit=1' : '',
+    ];
     return this.request('GET', `/v1/sessions/${enc(id)}/transcript?${q.filter(Boolean).join('&')}`, undefined, true);
+  }
+
+  /** One page of the audit trail, oldest first; pass `next_after` back as `after` for the next. */
+  audit(q: { session?: string; actor?: string; since?: string; after?: number; limit?: number } = {}): Promise<AuditPage> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.toString();
+    return this.request('GET', `/v1/audit${qs ? `?${qs}` : ''}`);
   }
 
   /** A single-use, 60 s code that signs a browser in to the UI: open `login_path` on the daemon's address. */

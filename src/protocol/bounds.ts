@@ -34,6 +34,8 @@ export const Bounds = {
   selectorTermsMax: 32,
   /** Session ids a `sessions` scope may list. */
   scopeSessionsMax: 1000,
+  /** Audit entries per page of GET /v1/audit. */
+  auditPageMax: 1000,
 } as const;
 
 /** `term`: what a terminfo name may look like. */
@@ -50,6 +52,8 @@ export const ENV_NAME_PATTERN = '^[^=\\u0000]+$';
  * a valid path segment and must not look like a number to a JSON client.
  */
 export const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9._-]{0,63}$';
+/** Actor names: named tokens' names (and `admin`, `system`). */
+export const ACTOR_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 /** Session ids and names as they appear in a path. */
 export const SESSION_REF_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 

@@ -111,7 +111,7 @@ export class UiLogins {
   /**
    * Spend a code: the new cookie secret, the page key and where to go, or undefined for a wrong, used or expired code.
    */
-  exchange(code: string): { secret: string; key: string; next: string; maxAgeS: number } | undefined {
+  exchange(code: string): { secret: string; key: string; next: string; maxAgeS: number; actor: { name: string; kind: UiActorKind } } | undefined {
     const codeHash = sha256(code);
     const pending = this.codes.get(codeHash);
     this.codes.delete(codeHash); // single use, whatever happens next
@@ -133,7 +133,7 @@ export class UiLogins {
       expires_at: new Date(now + UI_SESSION_TTL_MS).toISOString(),
     });
     this.save();
-    return { secret, key, next: pending.next, maxAgeS: UI_SESSION_TTL_MS / 1000 };
+    return { secret, key, next: pending.next, maxAgeS: UI_SESSION_TTL_MS / 1000, actor: { name, kind } };
   }
 
   /** The principal a cookie secret and its page key stand for together, or undefined. */

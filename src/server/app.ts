@@ -15,6 +15,7 @@ import { makeAuthHook, normalizeOrigin, refuseForeignUpgrades, roleHook } from '
 import { errorHandler, sendError } from './errors.js';
 import { Revocations } from './Revocations.js';
 import { attachRoutes } from './routes/attach.js';
+import { auditRoutes } from './routes/audit.js';
 import { errors, type ConnectionSlots } from './routes/common.js';
 import { controlRoutes } from './routes/control.js';
 import { eventRoutes } from './routes/events.js';
@@ -217,6 +218,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(async (scope) => eventRoutes(scope, { ...deps, heartbeatMs: opts.heartbeatMs ?? 15_000 }));
   await app.register(async (scope) => tokenRoutes(scope, deps));
   await app.register(async (scope) => transcriptRoutes(scope, deps));
+  await app.register(async (scope) => auditRoutes(scope, deps));
   await app.register(async (scope) =>
     attachRoutes(scope, {
       ...deps,

@@ -12,7 +12,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { visible, type Actor, type Runtime, type ScopeTarget, type Session } from '../core/index.js';
 import { asciicast, type CastOptions } from './asciicast.js';
-import { recordVisible, toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
+import { AuditLog, type AuditFilter } from './audit.js';
+import { recordTarget, recordVisible, toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
+import type { AuditPage } from '../protocol/audit.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { TIME_RESOLUTION_MS, decodeTimes, type TimePair } from './timing.js';
 import type { WriterMessage } from './writer.js';
@@ -116,6 +118,7 @@ export class Store {
    */
   private readonly pendingTargets = new Map<string, ScopeTarget>();
   private readonly insertEvent: Database.Statement;
+  private readonly auditLog: AuditLog;
   private readonly flushWaiters = new Map<number, () => void>();
   private readonly sweepTimer: NodeJS.Timeout;
 
@@ -150,6 +153,7 @@ export class Store {
     });
     if (oldRecords) this.post({ t: 'redactRecords', version: SCHEMA_VERSION });
     this.insertEvent = this.db.prepare('INSERT INTO transcript_events (session_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)');
+    this.auditLog = new AuditLog(this.db);
     this.sweepTimer = setInterval(() => this.sweep(), opts.sweepIntervalMs ?? 60 * 60 * 1000);
     this.sweepTimer.unref();
   }
@@ -159,9 +163,20 @@ export class Store {
     return this.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) !== undefined;
   }
 
-  /** Follow every session the runtime creates from now on. */
+  /** Follow every session the runtime creates from now on, and keep its audit trail. */
   follow(runtime: Runtime): void {
     runtime.sessions.events.on('created', (s) => this.track(s));
+    runtime.audit.events.on('record', (r) => this.auditLog.insert(r));
+  }
+
+  /** A page of the audit trail, as this actor may read it (see store/audit.ts). */
+  audit(actor: Actor, filter: AuditFilter): AuditPage {
+    return this.auditLog.page(actor, filter, (id) => {
+      const pending = this.pendingTargets.get(id);
+      if (pending) return pending;
+      const row = this.db.prepare('SELECT id, labels, owner FROM sessions WHERE id = ?').get(id) as Pick<RecordRow, 'id' | 'labels' | 'owner'> | undefined;
+      return row ? recordTarget(row) : null;
+    });
   }
 
   private track(s: Session): void {
@@ -377,10 +392,12 @@ export class Store {
   }
 
   /** The whole transcript of a record as an asciicast file (store/asciicast.ts). */
-  asciicast(record: SessionRecord, opts: CastOptions): string {
+  /** `audit`: the session's audit trail as markers too (the caller has checked that its reader may read it). */
+  asciicast(record: SessionRecord, opts: CastOptions & { audit?: boolean }): string {
     const rows = this.db.prepare('SELECT seq, at, text, bytes, times FROM chunks WHERE session_id = ? ORDER BY seq').all(record.id) as StoredRow[];
     const events = this.db.prepare('SELECT seq, at, kind, data FROM transcript_events WHERE session_id = ? ORDER BY seq, at').all(record.id) as StoredEvent[];
-    return asciicast(record, rows, events, opts);
+    const audit = opts.audit ? this.auditLog.markers(record.id) : [];
+    return asciicast(record, rows, [...events, ...audit], { ...opts, markers: opts.markers || audit.length > 0 });
   }
 
   /** Delete a record and its transcript. */
@@ -394,8 +411,12 @@ export class Store {
     return gone;
   }
 
-  /** Delete chunks (and the events beside them) older than the retention; returns how many chunks went. */
+  /**
+   * Delete chunks (and the events beside them) older than the retention, and audit rows past their bound; returns how
+   * many chunks went.
+   */
   sweep(): number {
+    this.auditLog.trim();
     if (this.retentionDays < 0) return 0;
     const before = this.now() - this.retentionDays * DAY_MS;
     this.db.prepare('DELETE FROM transcript_events WHERE at < ?').run(before);

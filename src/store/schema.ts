@@ -44,12 +44,14 @@ CREATE INDEX IF NOT EXISTS transcript_events_at ON transcript_events (at);
 `;
 
 /**
- * Who did what to which session, kept for the audit retention. `session_id` is null for what concerns no session
- * (tokens, UI sign-ins). `detail` is JSON and never holds what was typed or shown: input rows carry a byte count.
+ * Who did what to which session (store/audit.ts). Kept like the records: never swept by age, only the oldest rows
+ * past AUDIT_ROWS_MAX. `session_id` is null for what concerns no session (tokens, UI sign-ins); `seq` is the
+ * session's output offset at that moment. `detail` is JSON and never holds what was typed or shown: input rows carry
+ * a byte count.
  */
 const AUDIT = `
 CREATE TABLE IF NOT EXISTS audit (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, session_id TEXT, actor_name TEXT NOT NULL,
+  id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, session_id TEXT, seq INTEGER, actor_name TEXT NOT NULL,
   actor_kind TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id, id);

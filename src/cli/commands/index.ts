@@ -20,6 +20,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   secret: async () => (await import('./secret.js')).secret,
   attach: async () => (await import('./attach.js')).attach,
   transcript: async () => (await import('./transcript.js')).transcript,
+  audit: async () => (await import('./audit.js')).audit,
   ui: async () => (await import('./ui.js')).ui,
   token: async () => (await import('./token.js')).token,
   mcp: async () => (await import('./mcp.js')).mcp,

@@ -14,6 +14,7 @@ export const transcript: Command = {
     { name: 'cast-version', kind: 'string', value: 'N', choices: ['2', '3'], help: 'with --cast: 2 for asciinema 2.x (Debian\'s)', default: '3' },
     { name: 'idle-limit', kind: 'string', value: 'SECONDS', help: 'with --cast: cap every pause at this many seconds' },
     { name: 'markers', kind: 'boolean', help: 'with --cast: add markers (secret-input windows, resizes)' },
+    { name: 'audit', kind: 'boolean', help: 'with --cast: add the audit trail as markers (who attached, typed, resized...; human role)' },
     { name: 'json', kind: 'boolean', help: 'print the stored chunks (seq, time, text) as JSON' },
   ],
   examples: [
@@ -28,11 +29,11 @@ export const transcript: Command = {
     const version = f['cast-version'] === undefined ? undefined : Number(f['cast-version']);
     const idleLimit = f['idle-limit'] === undefined ? undefined : Number(f['idle-limit']);
     if (idleLimit !== undefined && !(idleLimit > 0)) throw new UsageError(`--idle-limit wants a number of seconds above 0, got "${String(f['idle-limit'])}"`);
-    const castOnly = version !== undefined || idleLimit !== undefined || f.markers === true;
-    if (castOnly && !f.cast) throw new UsageError('--cast-version, --idle-limit and --markers go with --cast');
+    const castOnly = version !== undefined || idleLimit !== undefined || f.markers === true || f.audit === true;
+    if (castOnly && !f.cast) throw new UsageError('--cast-version, --idle-limit, --markers and --audit go with --cast');
     return withClient(parsed, async (client) => {
       if (f.cast) {
-        io.out(await client.transcriptCast(id, { version: version as 2 | 3 | undefined, idleLimit, markers: f.markers === true }));
+        io.out(await client.transcriptCast(id, { version: version as 2 | 3 | undefined, idleLimit, markers: f.markers === true, audit: f.audit === true }));
         return 0;
       }
       const chunks: TranscriptPage['chunks'] = [];

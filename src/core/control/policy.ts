@@ -55,6 +55,20 @@ export function visible(actor: Actor, target: ScopeTarget): boolean {
   }
 }
 
+/** Reading the audit trail takes a person: it says who did what, across sessions. */
+export function mayReadAuditTrail(actor: Actor): Result<void> {
+  return requireRole(actor, 'human', 'reading the audit trail');
+}
+
+/**
+ * May this actor read an audit entry about this session (`null`: about no session, or one whose record is gone)?
+ * Admins read everything; a person reads what concerns the sessions in its scope.
+ */
+export function mayReadAuditEntry(actor: Actor, target: ScopeTarget | null): boolean {
+  if (actor.kind === 'admin' || actor.kind === 'system') return true;
+  return target !== null && actor.kind === 'human' && visible(actor, target);
+}
+
 /**
  * May this actor start a session with these labels? A scoped actor may only start sessions it will itself see: with
  * `labels`, inside its selector; with `sessions`, not at all (a new id is in no list).

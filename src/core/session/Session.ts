@@ -276,7 +276,7 @@ export class Session {
     if (result.ok) {
       this.control.accepted(actor);
       this.inputMarks.mark(this.seqBytes, this.emulator.markCursorLine(), this.emulator.cursorColumn, bytes.toString('utf8'));
-      this.events.emit('inputAccepted', actor, source);
+      this.events.emit('inputAccepted', actor, source, bytes.length);
     } else this.events.emit('inputRejected', actor, source, result.error.code);
     return result;
   }
@@ -340,6 +340,7 @@ export class Session {
     if (!allowed.ok) return allowed;
     const size = validateSize(cols, rows);
     if (!size.ok) return size;
+    if (size.value.cols !== this.cols || size.value.rows !== this.rows) this.events.emit('audited', actor, 'resized', { cols: size.value.cols, rows: size.value.rows });
     this.resizeNow(size.value.cols, size.value.rows);
     return ok(undefined);
   }
@@ -354,6 +355,7 @@ export class Session {
     if (!SIGNALS.includes(sig)) return fail(new TermError('invalid_request', `signal must be one of ${SIGNALS.join(', ')}`, { field: 'signal' }));
     if (this.exited) return fail(new TermError('session_exited', `session "${this.id}" has exited; there is no process to signal`));
     this.signalsSent.add(`SIG${sig}`);
+    this.events.emit('audited', actor, 'signalled', { signal: sig });
     return ok(this.pty.signal(sig));
   }
 

@@ -205,6 +205,7 @@ export class SessionManager {
     if (!SIGNALS.includes(sig)) return fail(new TermError('invalid_request', `signal must be one of ${SIGNALS.join(', ')}`, { field: 'signal' }));
     const found = this.get(ref, actor);
     if (!found.ok) return found;
+    found.value.events.emit('audited', actor, 'session_ended', { signal: sig });
     await this.end(found.value, sig);
     return ok(undefined);
   }
@@ -214,7 +215,10 @@ export class SessionManager {
     const allowed = requireRole(actor, 'agent', 'pruning sessions');
     if (!allowed.ok) return fail(allowed.error);
     const gone = [...this.sessions.values()].filter((s) => s.exited && visible(actor, s.scopeTarget));
-    for (const s of gone) this.free(s);
+    for (const s of gone) {
+      s.events.emit('audited', actor, 'session_removed', {});
+      this.free(s);
+    }
     return ok(gone.map((s) => s.id));
   }
 

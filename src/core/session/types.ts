@@ -34,7 +34,7 @@ export type SessionEvents = {
   banner: [message: string];
   clientAttached: [client: AttachedClient];
   clientDetached: [client: AttachedClient];
-  inputAccepted: [actor: Actor, source: InputSource];
+  inputAccepted: [actor: Actor, source: InputSource, bytes: number];
   inputRejected: [actor: Actor, source: InputSource, code: string];
   leaseAcquired: [lease: Lease];
   leaseReleased: [lease: Lease, reason: ReleaseReason];
@@ -42,6 +42,8 @@ export type SessionEvents = {
   secretStarted: [actor: Actor, reason: string];
   /** The window closed; listeners that hold a picture of the screen should repaint. */
   secretEnded: [actor: Actor];
+  /** Someone acted on the session in a way the audit trail keeps and no other event says with its actor. */
+  audited: [actor: Actor, action: 'resized' | 'signalled' | 'session_ended' | 'session_removed', detail: Record<string, string | number>];
   /** The session is being freed; listeners should let go. */
   disposed: [];
 };

@@ -134,6 +134,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       if (q.purge !== undefined) {
         // Only a record the caller may see: one outside its scope is as missing as one that never was.
         const purged = deps.store.record(id, actor) !== undefined && deps.store.purge(id);
+        if (purged) deps.runtime.audit.record(id, actor, 'session_purged');
         if (!purged && !live.ok) throw live.error;
       } else if (!live.ok) throw live.error;
       req.log.debug({ session: id, signal: sig }, 'session.delete');

@@ -2,6 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { CreateTokenBody, TokenInfoSchema } from '../../protocol/http.js';
+import { scopeToText } from '../../protocol/scopeText.js';
+import { actorOf } from '../auth.js';
 import { errors, unwrap, type RouteDeps } from './common.js';
 
 const NameParams = Type.Object({ name: Type.String({ maxLength: 64 }) });
@@ -20,6 +22,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: RouteDeps): Promis
     async (req, reply) => {
       const { name, role, scope } = req.body as Static<typeof CreateTokenBody>;
       const created = unwrap(deps.tokens.create(name, role, { scope }));
+      deps.runtime.audit.record(null, actorOf(req), 'token_created', { name, role, scope: scopeToText(created.info.scope) });
       req.log.info({ token_name: name, role }, 'token.create');
       return reply.code(201).send({ ...created.info, token: created.token });
     },
@@ -40,6 +43,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: RouteDeps): Promis
     async (req, reply) => {
       const { name } = req.params as Static<typeof NameParams>;
       unwrap(deps.tokens.revoke(name));
+      deps.runtime.audit.record(null, actorOf(req), 'token_revoked', { name });
       req.log.info({ token_name: name }, 'token.revoke');
       return reply.code(204).send();
     },
