@@ -25,6 +25,8 @@ export class RuntimeBackend implements Backend {
     private readonly waitSlots?: { take(): Result<() => void> },
     /** The daemon's /mcp: people can attach to its sessions. `termhost mcp --embedded`: nobody can. */
     readonly peopleCanReach: boolean = true,
+    /** The daemon's per-token limit on session starts: an error when this start is one too many. */
+    private readonly startGate: () => Promise<Error | undefined> = async () => undefined,
   ) {}
 
   /** Run a wait in one of the daemon's wait slots, if it has them. */
@@ -42,6 +44,8 @@ export class RuntimeBackend implements Backend {
   }
 
   async create(spec: CreateSession) {
+    const limited = await this.startGate();
+    if (limited) throw limited;
     const withCwd = spec.cwd === undefined && this.defaultCwd !== undefined ? { ...spec, cwd: this.defaultCwd } : spec;
     return unwrap(this.runtime.sessions.create(withCwd, this.actor)).info();
   }

@@ -43,6 +43,7 @@ export const ERROR_CATALOGUE = {
   mouse_mode_mismatch: { status: 409, retryable: false, when: "the program's mouse mode cannot carry this event" },
   secret_input_settling: { status: 409, retryable: true, when: 'ending a secret-input window before the session went quiet' },
   body_too_large: { status: 413, retryable: false, when: 'the request body is over the limit' },
+  rate_limited: { status: 429, retryable: true, when: 'a token (or an address, for failed sign-ins) did this too often this minute' },
   // Reads during a window are 423 (the screen is locked); input refused by a window is 409 (see INPUT_STATUS).
   secret_input_active: { status: 423, retryable: true, when: 'a secret-input window is open' },
   spawn_failed: { status: 500, retryable: false, when: 'the checks passed but the PTY could not be started' },

@@ -27,6 +27,10 @@ export const serve: Command = {
     { name: 'no-secret-detect', kind: 'boolean', help: 'do not open secret-input windows on password prompts' },
     { name: 'transcript-retention-days', kind: 'int', value: 'N', help: 'days stored output is kept; 0 stores none, -1 keeps it forever', default: String(D.transcriptRetentionDays), min: -1 },
     { name: 'no-transcripts', kind: 'boolean', help: 'store no session output at all (records are still kept)' },
+    { name: 'tls-cert', kind: 'string', value: 'FILE', help: 'serve HTTPS and WSS with this PEM certificate (chain); needs --tls-key', complete: 'file' },
+    { name: 'tls-key', kind: 'string', value: 'FILE', help: "the certificate's PEM private key", complete: 'file' },
+    { name: 'allow-plain-http', kind: 'boolean', help: 'listen off loopback without TLS all the same (tokens cross the network in the clear)' },
+    { name: 'rate-limit', kind: 'list', value: 'KIND=N', help: 'per minute, 0 for none: attach-tokens (per token, default 30), session-starts (10), login-codes (10), failed-auths (per address, 60)' },
     { name: 'log-level', kind: 'string', value: 'L', help: 'log level (requests are logged at debug)', default: D.logLevel, choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     { name: 'log-format', kind: 'string', value: 'F', help: 'text: a short line per event, for people; json: pino lines, for collectors', default: D.logFormat, choices: ['text', 'json'] },
   ],
@@ -34,7 +38,8 @@ export const serve: Command = {
     'termhost serve',
     'termhost serve --listen 127.0.0.1:9000',
     'termhost serve --unix /run/user/1000/termhost/sock',
-    'termhost serve --listen 0.0.0.0:7070 --token-file ~/.config/termhost/token --allow-host build-box',
+    'termhost serve --listen 0.0.0.0:7070 --token-file ~/.config/termhost/token --allow-host build-box --tls-cert cert.pem --tls-key key.pem',
+    'termhost serve --rate-limit session-starts=30 --rate-limit failed-auths=0',
   ],
   async run(parsed, io) {
     noMoreArgs(parsed, 0);
@@ -42,6 +47,14 @@ export const serve: Command = {
     if (flags.token !== undefined && flags['token-file'] !== undefined) throw new UsageError('give --token or --token-file, not both');
     const tokenFile = flags['token-file'] === undefined ? undefined : path.resolve(flags['token-file'] as string);
     const token = tokenFile ? tokenFromFile(tokenFile, 'token-file', (w) => io.err(`termhost serve: ${w}`)) : ((flags.token as string | undefined) ?? (process.env.TERMHOST_TOKEN || undefined));
+    if ((flags['tls-cert'] === undefined) !== (flags['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+    const { parseRateLimit } = await import('../../server/rateLimits.js');
+    let rateLimits: Record<string, number> | undefined;
+    try {
+      rateLimits = Object.fromEntries(((flags['rate-limit'] as string[] | undefined) ?? []).map(parseRateLimit));
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
     const { startDaemon } = await import('../../main.js');
     const daemon = await startDaemon({
       listen: flags.listen as string | undefined,
@@ -56,6 +69,9 @@ export const serve: Command = {
       transcriptRetentionDays: flags['transcript-retention-days'] as number | undefined,
       transcripts: flags['no-transcripts'] !== true,
       maxSessions: flags['max-sessions'] as number | undefined,
+      tls: flags['tls-cert'] === undefined ? undefined : { certFile: path.resolve(flags['tls-cert'] as string), keyFile: path.resolve(flags['tls-key'] as string) },
+      allowPlainHttp: flags['allow-plain-http'] === true,
+      rateLimits,
       exitedTtlMs: flags['exited-ttl'] === undefined ? undefined : (flags['exited-ttl'] as number) * 1000,
       logger: { level: (flags['log-level'] as string | undefined) ?? D.logLevel, format: (flags['log-format'] as string | undefined) ?? D.logFormat },
     });

@@ -45,6 +45,8 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       if (role === 'driver' && !atLeast(principal.actor, 'agent')) {
         throw new TermError('forbidden', 'a viewer cannot mint a driver attach token; ask for role "viewer"');
       }
+      const limited = await deps.limits.take('attachTokens', req, 'minting attach tokens');
+      if (limited) throw limited;
       return reply.code(201).send({
         token: deps.attachTokens.mint(session.id, role, principal.actor, principal.tokenName, principal.tokenId),
         ws_path: `/v1/sessions/${session.id}/attach`,

@@ -9,6 +9,7 @@ import type { Revocations } from '../Revocations.js';
 import type { TokenStore } from '../TokenStore.js';
 import type { Store } from '../../store/Store.js';
 import type { Slots } from '../Slots.js';
+import type { RateLimiter } from '../rateLimits.js';
 
 /** Caps on long-lived requests, shared by the routes that open them. */
 export interface ConnectionSlots {
@@ -25,6 +26,7 @@ export interface RouteDeps {
   store: Store;
   revocations: Revocations;
   slots: ConnectionSlots;
+  limits: RateLimiter;
 }
 
 /** Throwing a TermError from a handler reaches the error handler, which gives it the standard shape and status. */
@@ -48,10 +50,13 @@ function codesFor(status: number): string[] {
   return codes.sort();
 }
 
-/** Error responses, declared on every route so /openapi.json lists them with the codes each status may carry. */
+/**
+ * Error responses, declared on every route so /openapi.json lists them with the codes each status may carry. 429 is
+ * on every route: an address past its failed-authentication limit is refused everywhere (server/rateLimits.ts).
+ */
 export function errors(...statuses: number[]): Record<number, typeof ErrorSchema> {
   const out: Record<number, typeof ErrorSchema> = {};
-  for (const s of [401, 403, ...statuses]) {
+  for (const s of [401, 403, 429, ...statuses]) {
     const codes = codesFor(s);
     out[s] =
       codes.length === 0

@@ -50,6 +50,8 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (req, reply) => {
+      const limited = await deps.limits.take('sessionStarts', req, 'starting sessions');
+      if (limited) throw limited;
       const session = unwrap(deps.manager.create((req.body ?? {}) as Static<typeof CreateSessionBody>, actorOf(req)));
       req.log.debug({ session: session.id, pid: session.pid }, 'session.create');
       return reply.code(201).send(session.info());

@@ -53,6 +53,8 @@ export async function uiLoginRoutes(app: FastifyInstance, deps: UiLoginDeps): Pr
       if (!bearerToken(req.headers.authorization)) {
         throw new TermError('forbidden', 'login codes are minted with a bearer token (termhost ui), not from a browser sign-in');
       }
+      const limited = await deps.limits.take('loginCodes', req, 'minting UI login codes');
+      if (limited) throw limited;
       const body = req.body as Static<typeof LoginCodeBody>;
       const kind = body.as ?? 'human';
       let next = '/ui/';
