@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { Runtime, type SessionManager } from './core/index.js';
+import { Runtime, type Profile, type SessionManager } from './core/index.js';
 import { TokenStore } from './server/TokenStore.js';
 import { UiLogins } from './server/UiLogins.js';
 import { Store } from './store/Store.js';
@@ -37,6 +37,10 @@ export interface DaemonOptions {
   maxSessions?: number;
   /** How long an exited session stays readable before it is freed. */
   exitedTtlMs?: number;
+  /** The operator's command profiles (`profiles` in the config file), by name. */
+  profiles?: Record<string, Profile>;
+  /** Sessions start only from profiles (`--restrict-commands`): any argv, cwd or env from a caller is refused. */
+  restrictCommands?: boolean;
   /** Serve HTTPS and WSS with this PEM certificate chain and key (files; read at start). */
   tls?: { certFile: string; keyFile: string };
   /** Listen off loopback without TLS all the same; a warning is logged at start. */
@@ -121,6 +125,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
       inputPolicy: (opts.requireLeases ?? D.requireLeases) ? 'lease' : 'auto',
       secretDetect: opts.secretDetect ?? D.secretDetect,
       eventBacklog: opts.eventBacklog ?? D.eventBacklog,
+      commands: { profiles: opts.profiles ?? {}, restrict: opts.restrictCommands ?? false },
     });
     store.follow(runtime);
     close = async () => {

@@ -71,9 +71,9 @@ test('termhost token create --scope and token ls show the scope; a malformed --s
   assert.match(created.stderr, /scope labels:team=red/);
   const ls = await runBin(['token', 'ls'], { env });
   assert.equal(ls.code, 0, ls.stderr);
-  // NAME, ROLE, SCOPE, CREATED_AT (the header is for terminals only).
+  // NAME, ROLE, SCOPE, CREATED_AT, PROFILES (the header is for terminals only).
   const rows = ls.stdout.trim().split('\n').map((l) => l.split('\t'));
-  assert.deepEqual(rows[0], ['admin', 'admin', 'all', '(daemon token)']);
+  assert.deepEqual(rows[0], ['admin', 'admin', 'all', '(daemon token)', 'any']);
   const byName = new Map(rows.map((r) => [r[0], r[2]]));
   assert.equal(byName.get('cli-red'), 'labels:team=red');
   assert.equal(byName.get('ci-a'), 'own');

@@ -20,6 +20,7 @@ import type {
   WaitRequest,
   WaitResult,
   WireScope,
+  ProfilesAnswer,
 } from '../protocol/http.js';
 import type { AuditPage } from '../protocol/audit.js';
 import type { AttachClient, AttachOptions } from './AttachClient.js';
@@ -186,9 +187,14 @@ export class TermhostClient {
     return this.request('POST', `/v1/sessions/${enc(id)}/secret-input/actions`, { action, ...(reason ? { reason } : {}) });
   }
 
-  /** A named token; `scope` limits which sessions it may know of (unscoped: all). */
-  createToken(name: string, role: 'admin' | 'human' | 'agent' | 'viewer', opts: { scope?: WireScope } = {}): Promise<TokenInfo & { token: string }> {
-    return this.request('POST', '/v1/tokens', { name, role, ...(opts.scope ? { scope: opts.scope } : {}) });
+  /** A named token; `scope` limits which sessions it may know of (unscoped: all), `profiles` what it may start. */
+  createToken(name: string, role: 'admin' | 'human' | 'agent' | 'viewer', opts: { scope?: WireScope; profiles?: string[] } = {}): Promise<TokenInfo & { token: string }> {
+    return this.request('POST', '/v1/tokens', { name, role, ...(opts.scope ? { scope: opts.scope } : {}), ...(opts.profiles ? { profiles: opts.profiles } : {}) });
+  }
+
+  /** The daemon's command profiles, and whether this token may start only them. */
+  profiles(): Promise<ProfilesAnswer> {
+    return this.request('GET', '/v1/profiles');
   }
 
   async listTokens(): Promise<TokenInfo[]> {

@@ -20,6 +20,7 @@ export { AuditTrail, INPUT_COALESCE_MS, type AuditRecord, type AuditDetail } fro
 export { parseScope, scopeToWire, type WireScope } from './control/scope.js';
 export { parseSelector, matchesSelector, type Selector } from './control/selector.js';
 export { validateSpec, validateSize } from './session/validateSpec.js';
+export { applyProfile, profilesFor, type Profile, type CommandPolicy } from './session/profiles.js';
 export { RegexMatcher, regexMatcher, REGEX_MATCH_DEADLINE_MS } from './regex/RegexMatcher.js';
 export { type Actor, type ActorKind, type Role, type Scope, SYSTEM_ACTOR, actorRef, isHuman, atLeast, ROLE_ORDER } from './control/actor.js';
 export { LEASE_TTL_MAX_MS, LEASE_TTL_MIN_MS, type Lease, type LeaseMode, type InputPolicy } from './control/LeaseTable.js';

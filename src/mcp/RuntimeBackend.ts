@@ -46,7 +46,8 @@ export class RuntimeBackend implements Backend {
   async create(spec: CreateSession) {
     const limited = await this.startGate();
     if (limited) throw limited;
-    const withCwd = spec.cwd === undefined && this.defaultCwd !== undefined ? { ...spec, cwd: this.defaultCwd } : spec;
+    // A profile brings its own cwd (or the runtime's default); the server's directory is for commands of the caller's.
+    const withCwd = spec.cwd === undefined && spec.profile === undefined && this.defaultCwd !== undefined ? { ...spec, cwd: this.defaultCwd } : spec;
     return unwrap(this.runtime.sessions.create(withCwd, this.actor)).info();
   }
   async list() {

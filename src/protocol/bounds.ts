@@ -34,6 +34,9 @@ export const Bounds = {
   selectorTermsMax: 32,
   /** Session ids a `sessions` scope may list. */
   scopeSessionsMax: 1000,
+  /** Command profiles a token may be restricted to, and profiles a config file may declare. */
+  tokenProfilesMax: 64,
+  profilesMax: 256,
   /** Audit entries per page of GET /v1/audit. */
   auditPageMax: 1000,
 } as const;

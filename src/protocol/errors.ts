@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   cwd_not_found: { status: 400, retryable: false, when: 'the working directory does not exist' },
   unauthorized: { status: 401, retryable: false, when: 'missing, wrong or revoked credential' },
   forbidden: { status: 403, retryable: false, when: "the actor's role does not allow this" },
+  command_not_allowed: { status: 403, retryable: false, when: 'a command, or a profile, this daemon or this token may not start' },
   forbidden_host: { status: 403, retryable: false, when: 'the Host header is not allowed' },
   forbidden_origin: { status: 403, retryable: false, when: 'a browser Origin that may not do this' },
   session_not_found: { status: 404, retryable: false, when: 'no session (or record) with that id or name' },

@@ -1,7 +1,7 @@
 /**
  * Credentials and the actors they carry. The daemon's own token (generated or given with --token) is the `admin`
- * actor. Further tokens are created with a name, a role and optionally a scope (which sessions they may know of);
- * they are shown once, and stored only as SHA-256 hashes in
+ * actor. Further tokens are created with a name, a role and optionally a scope (which sessions they may know of) and
+ * the command profiles they may start; they are shown once, and stored only as SHA-256 hashes in
  * `<state dir>/tokens.json` (0600). Revoking one takes effect on the next request, and listeners close the sockets
  * and streams that were opened with it.
  *
@@ -13,9 +13,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TermError, fail, ok, parseScope, scopeToWire, type Result, type Scope, type WireScope } from '../core/index.js';
 import type { Actor, Role } from '../core/index.js';
+import { Bounds, NAME_PATTERN } from '../protocol/bounds.js';
 
 export const ADMIN_TOKEN_NAME = 'admin';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const PROFILE_NAME = new RegExp(NAME_PATTERN);
 /** The current tokens.json format. */
 const FILE_VERSION = 2;
 
@@ -26,6 +28,8 @@ interface StoredToken {
   created_at: string;
   /** Absent: unscoped. */
   scope?: WireScope;
+  /** Absent: whatever the daemon allows. */
+  profiles?: string[];
 }
 
 /** A stored token with its scope parsed once, at load or creation. */
@@ -47,11 +51,15 @@ export interface TokenInfo {
   created_at: string | null;
   /** null: every session. */
   scope: WireScope | null;
+  /** null: whatever the daemon allows. */
+  profiles: string[] | null;
 }
 
 export interface TokenGrant {
   /** The wire form (http.ts ScopeSchema), or untyped JSON from tokens.json: parsed and checked here. */
   scope?: unknown;
+  /** Profile names (already checked against the schema at the edge; checked again here for tokens.json). */
+  profiles?: string[];
 }
 
 /** Named tokens a daemon keeps at most (besides its own). */
@@ -117,9 +125,13 @@ export class TokenStore {
     if (!NAME.test(name)) return fail(new TermError('invalid_request', 'a token name is 1-64 letters, digits, dots, dashes or underscores'));
     const scope = parseScope(grant.scope);
     if (!scope.ok) return scope;
-    // An admin mints tokens, so a scope on one would hold nothing: it could mint itself an unscoped one.
-    if (role === 'admin' && scope.value.kind !== 'all') {
-      return fail(new TermError('invalid_request', 'an admin token cannot be scoped (it could mint itself an unscoped one); give it a lower role', { field: 'scope' }));
+    const profiles = grant.profiles;
+    if (profiles !== undefined && (!Array.isArray(profiles) || profiles.length < 1 || profiles.length > Bounds.tokenProfilesMax || !profiles.every((p) => typeof p === 'string' && PROFILE_NAME.test(p)))) {
+      return fail(new TermError('invalid_request', `profiles must list 1 to ${Bounds.tokenProfilesMax} profile names`, { field: 'profiles' }));
+    }
+    // An admin mints tokens, so a scope or profile list on one would hold nothing: it could mint itself a free one.
+    if (role === 'admin' && (scope.value.kind !== 'all' || profiles !== undefined)) {
+      return fail(new TermError('invalid_request', 'an admin token cannot be scoped or limited to profiles (it could mint itself a token that is not); give it a lower role', { field: scope.value.kind !== 'all' ? 'scope' : 'profiles' }));
     }
     if (name === ADMIN_TOKEN_NAME || [...this.byHash.values()].some((t) => t.name === name)) {
       return fail(new TermError('token_exists', `a token named "${name}" already exists; revoke it first or pick another name`));
@@ -135,6 +147,7 @@ export class TokenStore {
       sha256: hash(token),
       created_at: new Date().toISOString(),
       ...(wire ? { scope: wire } : {}),
+      ...(profiles ? { profiles: [...new Set(profiles)] } : {}),
       parsedScope: scope.value,
     };
     this.byHash.set(stored.sha256, stored);
@@ -143,7 +156,7 @@ export class TokenStore {
   }
 
   list(): TokenInfo[] {
-    return [{ name: ADMIN_TOKEN_NAME, role: 'admin' as Role, created_at: null, scope: null }, ...[...this.byHash.values()].map(infoOf)];
+    return [{ name: ADMIN_TOKEN_NAME, role: 'admin' as Role, created_at: null, scope: null, profiles: null }, ...[...this.byHash.values()].map(infoOf)];
   }
 
   revoke(name: string): Result<void> {
@@ -200,9 +213,9 @@ function adminActor(): Actor {
 const idOf = (t: StoredToken) => t.sha256.slice(0, 16);
 
 function actorOfToken(t: Held): Actor {
-  return { name: t.name, kind: t.role, scope: t.parsedScope, owner: idOf(t) };
+  return { name: t.name, kind: t.role, scope: t.parsedScope, owner: idOf(t), ...(t.profiles ? { profiles: t.profiles } : {}) };
 }
 
 function infoOf(t: StoredToken): TokenInfo {
-  return { name: t.name, role: t.role, created_at: t.created_at, scope: t.scope ?? null };
+  return { name: t.name, role: t.role, created_at: t.created_at, scope: t.scope ?? null, profiles: t.profiles ?? null };
 }

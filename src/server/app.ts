@@ -17,6 +17,7 @@ import { errorHandler, sendError } from './errors.js';
 import { Revocations } from './Revocations.js';
 import { attachRoutes } from './routes/attach.js';
 import { auditRoutes } from './routes/audit.js';
+import { profileRoutes } from './routes/profiles.js';
 import { errors, type ConnectionSlots } from './routes/common.js';
 import { controlRoutes } from './routes/control.js';
 import { eventRoutes } from './routes/events.js';
@@ -228,6 +229,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(async (scope) => tokenRoutes(scope, deps));
   await app.register(async (scope) => transcriptRoutes(scope, deps));
   await app.register(async (scope) => auditRoutes(scope, deps));
+  await app.register(async (scope) => profileRoutes(scope, deps));
   await app.register(async (scope) =>
     attachRoutes(scope, {
       ...deps,

@@ -23,6 +23,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   audit: async () => (await import('./audit.js')).audit,
   ui: async () => (await import('./ui.js')).ui,
   token: async () => (await import('./token.js')).token,
+  profiles: async () => (await import('./profiles.js')).profiles,
   mcp: async () => (await import('./mcp.js')).mcp,
   doctor: async () => (await import('./doctor.js')).doctor,
   completion: async () => (await import('./completion.js')).completion,

@@ -28,6 +28,8 @@ export interface Actor {
    * matches it. Names can be reused after a revocation; this cannot.
    */
   owner?: string;
+  /** The command profiles this actor may start, and nothing else; absent: whatever the runtime allows. */
+  profiles?: readonly string[];
 }
 
 /** An actor as it is recorded and shown: its name and kind, nothing of its credential. */

@@ -15,6 +15,7 @@ import type { InputPolicy } from '../control/LeaseTable.js';
 import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
 import { mayStartWithin, mayStoreRaw, requireRole, visible } from '../control/policy.js';
 import { validateSpec } from './validateSpec.js';
+import { applyProfile, type CommandPolicy } from './profiles.js';
 
 /** First characters of session ids: letters other than "e" (which could make an id read as a number, "1e5"). */
 const ID_FIRST = 'abcdfghjkmnpqrstuvwxyz';
@@ -44,6 +45,8 @@ export interface SessionSpec {
   name?: string;
   /** Free the session as soon as its process has exited (its record stays in the store). */
   remove_on_exit?: boolean;
+  /** Start this command profile of the runtime's (see profiles.ts) instead of a command of the caller's. */
+  profile?: string;
 }
 
 export interface SessionManagerOptions {
@@ -58,6 +61,8 @@ export interface SessionManagerOptions {
   idInUse?: (id: string) => boolean;
   /** How long an exited session stays readable before it is freed (default 1 h); 0 frees it at once. */
   exitedTtlMs?: number;
+  /** The operator's command profiles, and whether only they may be started (default: none, unrestricted). */
+  commands?: CommandPolicy;
 }
 
 export type ManagerEvents = {
@@ -73,6 +78,7 @@ export class SessionManager {
   private readonly defaults: ControlOptions;
   private readonly idInUse: (id: string) => boolean;
   private readonly exitedTtlMs: number;
+  readonly commands: CommandPolicy;
   /** Timers that free exited sessions. */
   private readonly expiry = new Map<string, NodeJS.Timeout>();
 
@@ -82,6 +88,7 @@ export class SessionManager {
     this.defaults = { inputPolicy: opts.inputPolicy ?? 'auto', secretDetect: opts.secretDetect ?? true };
     this.idInUse = opts.idInUse ?? (() => false);
     this.exitedTtlMs = opts.exitedTtlMs ?? Limits.exitedSessionTtlMs;
+    this.commands = opts.commands ?? { profiles: {}, restrict: false };
   }
 
   resolveSpec(spec: SessionSpec): ResolvedSpec {
@@ -111,13 +118,18 @@ export class SessionManager {
    * actor's role, who may store raw transcripts, a free name, and the cap on live sessions. An embedding program
    * that passes no actor acts as the runtime itself.
    */
-  create(spec: SessionSpec = {}, actor?: Actor): Result<Session> {
+  create(asked: SessionSpec = {}, actor?: Actor): Result<Session> {
     const who = actor ?? SYSTEM_ACTOR;
     const allowed = requireRole(who, 'agent', 'starting a session');
     if (!allowed.ok) return fail(allowed.error);
+    if (asked === null || typeof asked !== 'object' || Array.isArray(asked)) return validateSpec(asked) as Result<never>;
+    // A profile's command is the operator's, so its `raw` transcript is too; a caller's `raw` needs an admin (below).
+    const applied = applyProfile(asked, who, this.commands);
+    if (!applied.ok) return applied;
+    const spec = applied.value;
     const valid = validateSpec(spec);
     if (!valid.ok) return valid;
-    if (spec.transcript === 'raw') {
+    if (asked.transcript === 'raw') {
       const raw = mayStoreRaw(who);
       if (!raw.ok) return fail(raw.error);
     }

@@ -14,15 +14,15 @@ export async function tokenRoutes(app: FastifyInstance, deps: RouteDeps): Promis
     {
       config: { role: 'admin' },
       schema: {
-        summary: 'Create a named token with a role and optionally a scope; the secret is returned once and stored only as a hash',
+        summary: 'Create a named token with a role, and optionally a scope and the command profiles it may start; the secret is returned once and stored only as a hash',
         body: CreateTokenBody,
         response: { 201: Type.Intersect([TokenInfoSchema, Type.Object({ token: Type.String() })]), ...errors(400, 409, 413) },
       },
     },
     async (req, reply) => {
-      const { name, role, scope } = req.body as Static<typeof CreateTokenBody>;
-      const created = unwrap(deps.tokens.create(name, role, { scope }));
-      deps.runtime.audit.record(null, actorOf(req), 'token_created', { name, role, scope: scopeToText(created.info.scope) });
+      const { name, role, scope, profiles } = req.body as Static<typeof CreateTokenBody>;
+      const created = unwrap(deps.tokens.create(name, role, { scope, profiles }));
+      deps.runtime.audit.record(null, actorOf(req), 'token_created', { name, role, scope: scopeToText(created.info.scope), profiles: created.info.profiles?.join(',') ?? null });
       req.log.info({ token_name: name, role }, 'token.create');
       return reply.code(201).send({ ...created.info, token: created.token });
     },
