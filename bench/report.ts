@@ -2,7 +2,9 @@
  * Turns the measurements into the table printed at the end of `npm run bench` and into bench/out/results.json.
  * Targets are checked here, against the figures as measured; nothing is adjusted.
  */
+import type { AgentTaskResult } from './agentTasks.js';
 import type { TranscriptCost } from './transcripts.js';
+import type { CommandResult, IntegrationCost } from './commands.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +36,12 @@ export interface Results {
   startup: StartupResult;
   /** Plain-stream throughput with transcripts on vs off. */
   transcripts?: TranscriptCost;
+  /** `true` round trips through POST .../commands and through tmux send-keys + wait-for. */
+  commands?: CommandResult;
+  /** Plain-stream throughput through bash with shell integration on vs off. */
+  integration?: IntegrationCost;
+  /** Everyday agent jobs through termhost's MCP tools and through a tmux driver: calls and context bytes. */
+  agentTasks?: AgentTaskResult[];
 }
 
 export interface Environment {
@@ -109,6 +117,19 @@ function rows(r: Results): Row[] {
     { name: 'CLI start-up p50: termhost ls vs tmux ls', unit: 'ms', better: 'lower', termhost: r.startup.termhostLs.p50Ms,
       tmux: r.startup.tmuxLs.p50Ms, target: `< ${STARTUP_TARGET_MS} ms`, met: r.startup.termhostLs.p50Ms < STARTUP_TARGET_MS },
   );
+  const c = r.commands;
+  if (c) {
+    out.push(
+      { name: 'Command `true` round trip p50 (tmux: send-keys+wait-for+capture, CLI)', unit: 'ms', better: 'lower', termhost: c.termhost.p50Ms, tmux: c.tmuxCli.p50Ms },
+      { name: 'Command `true` round trip p99 (tmux: CLI)', unit: 'ms', better: 'lower', termhost: c.termhost.p99Ms, tmux: c.tmuxCli.p99Ms },
+      { name: 'Command `true` round trip p50 (tmux: -C)', unit: 'ms', better: 'lower', termhost: c.termhost.p50Ms, tmux: c.tmuxControl.p50Ms },
+      { name: 'Command `true` round trip p99 (tmux: -C)', unit: 'ms', better: 'lower', termhost: c.termhost.p99Ms, tmux: c.tmuxControl.p99Ms },
+    );
+  }
+  const i = r.integration;
+  if (i) {
+    out.push({ name: 'Plain stream through bash, shell integration on (vs off)', unit: 'MB/s', better: 'higher', termhost: i.withMBps });
+  }
   return out;
 }
 
@@ -198,6 +219,14 @@ export function formatTable(r: Results, env: Environment): string {
     `termhost snapshot p95: text after every row changed ${fmt(s.textFullChangeP95Us)} us, after a one-row change ` +
       `${fmt(s.textUncachedP95Us)} us, cached ${fmt(s.textCachedP95Us)} us; ` +
       `HTTP after a change ${fmt(s.httpUncachedP95Us)} us`,
+    ...(r.integration
+      ? [
+          `shell integration on vs off (plain stream through bash, median of ${r.integration.withRunsMs.length}): ` +
+            `${fmt(r.integration.withMBps)} vs ${fmt(r.integration.withoutMBps)} MB/s = ${r.integration.ratio.toFixed(2)}x; ` +
+            `the stream kept whole as one command's output: ${r.integration.withOutputKept}`,
+        ]
+      : []),
+    ...(r.commands ? [`every termhost command answer said exited 0: ${r.commands.termhostAllExit0}`] : []),
     '',
     ...fanoutTable(r.fanout),
   ].join('\n');

@@ -3,6 +3,8 @@
  *
  *   workloads (16 MiB streams) -> throughput -> keystroke latency -> snapshot cost   (termhost daemon in this process)
  *                              -> fan-out to 0/1/10/100 attach viewers    (same daemon; viewers in a child process)
+ *                              -> one call per command: `true` x200        (same daemon; tmux send-keys + wait-for)
+ *                              -> shell integration on vs off, 16 MiB      (a fresh daemon)
  *                              -> CLI start-up: termhost ls vs tmux ls    (a fresh process per call)
  *                              -> memory per idle session                          (fresh daemon process, fresh tmux)
  *   -> table on stdout, bench/out/results.json
@@ -26,6 +28,8 @@ import { startBenchDaemon, type BenchDaemon } from './termhost.js';
 import { THROUGHPUT_RUNS, THROUGHPUT_WARMUP_RUNS, measureThroughput } from './throughput.js';
 import { STARTUP_SAMPLES, STARTUP_WARMUP, measureStartup } from './startup.js';
 import { TRANSCRIPT_RUNS, measureTranscriptCost } from './transcripts.js';
+import { POLL_MS, formatAgentTasks, measureAgentTasks } from './agentTasks.js';
+import { COMMAND_SAMPLES, COMMAND_WARMUP, INTEGRATION_RUNS, measureCommands, measureIntegrationCost } from './commands.js';
 import { TMUX_HISTORY_LINES, TmuxServer } from './tmux.js';
 import { FRAME_COLS, FRAME_ROWS, STREAM_BYTES, WORKLOADS, writeWorkload } from './workloads.js';
 
@@ -85,15 +89,18 @@ try {
   const latency = await measureLatency(th, tmux, log);
   const snapshot = await measureSnapshot(th, tmux, dir, log);
   const fanout = await measureFanout(th, workloads.find((w) => w.name === 'plain')!, log);
+  const commands = await measureCommands(th, tmux, dir, log);
   const startup = await measureStartup(th, tmux, log);
   await th.stop();
   th = undefined;
   const transcripts = await measureTranscriptCost(dir, workloads.find((w) => w.name === 'plain')!, log);
+  const integration = await measureIntegrationCost(dir, workloads.find((w) => w.name === 'plain')!, log);
   const memory = await measureMemory(dir, log);
+  const agentTasks = await measureAgentTasks(log);
 
-  const results: Results = { throughput, latency, memory, snapshot, fanout, startup };
+  const results: Results = { throughput, latency, memory, snapshot, fanout, startup, commands, integration };
   const env = environment(tmuxVersion, (nowMs() - started) / 1000, { loadAvg1mAtStart: loadAtStart, commit });
-  writeJson(RESULTS_FILE, { ...results, transcripts }, env, {
+  writeJson(RESULTS_FILE, { ...results, transcripts, agentTasks }, env, {
     screen: `${FRAME_COLS}x${FRAME_ROWS}`,
     streamBytes: STREAM_BYTES,
     throughputRuns: THROUGHPUT_RUNS,
@@ -109,9 +116,13 @@ try {
     fanoutViewers: FANOUT_VIEWERS,
     fanoutRuns: FANOUT_RUNS,
     fanoutStream: 'plain',
+    commandSamples: COMMAND_SAMPLES,
+    commandWarmup: COMMAND_WARMUP,
+    integrationRuns: INTEGRATION_RUNS,
     startupWarmupAndSamples: [STARTUP_WARMUP, STARTUP_SAMPLES],
     tmuxHistoryLimit: TMUX_HISTORY_LINES,
     termhostScrollback: 'default (1000 lines)',
+    agentTaskTmuxPollMs: POLL_MS,
   });
   process.stdout.write(formatTable(results, env) + '\n');
   process.stdout.write(
@@ -119,6 +130,7 @@ try {
       `${transcripts.offMBps.toFixed(1)} MB/s = ${transcripts.ratio.toFixed(2)}x (target >= 0.90x: ${transcripts.ratio >= 0.9 ? 'met' : 'NOT met'}); ` +
       `every transcript complete: ${transcripts.complete}\n`,
   );
+  process.stdout.write(`\n${formatAgentTasks(agentTasks)}\n`);
   log(`done in ${env.durationS.toFixed(0)} s; results in ${path.relative(process.cwd(), RESULTS_FILE)}`);
 } catch (err) {
   process.exitCode = 1;

@@ -6,6 +6,8 @@
  *   cloexecFrom(lowFd[, method])    mark every open fd >= lowFd close-on-exec; returns the method used
  *   tcgetpgrp(fd)                   the foreground process group of the terminal (a PTY master answers for its slave)
  *   termiosLocalFlags(fd)           c_lflag of tcgetattr, with ICANON and ECHO decoded
+ *   ttyInputBytes(fd)               TIOCINQ: input waiting to be read on a terminal fd (on a PTY slave: what the
+ *                                   program has not consumed; in canonical mode only complete lines count)
  *   procStat(pid)                   ppid, pgrp, sid, tpgid, state and start time from /proc/PID/stat, or null
  *   sessionPids(session)            every process of a termhost session (procs.h)
  *   signalSession(session, signo)   signal all of them; SIGKILL also kills the session's cgroup
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <termios.h>
@@ -182,6 +185,15 @@ static napi_value TermiosLocalFlags(napi_env env, napi_callback_info info) {
   return o;
 }
 
+static napi_value TtyInputBytes(napi_env env, napi_callback_info info) {
+  napi_value args[1];
+  int32_t fd;
+  if (arg_int(env, info, 1, args, &fd)) return NULL;
+  int n = 0;
+  if (ioctl(fd, TIOCINQ, &n) != 0) return throw_errno(env, "ioctl(TIOCINQ)", errno);
+  return num(env, n);
+}
+
 static napi_value ProcStat(napi_env env, napi_callback_info info) {
   napi_value args[1];
   int32_t pid;
@@ -288,6 +300,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     {"cloexecFrom", NULL, CloexecFrom, NULL, NULL, NULL, napi_enumerable, NULL},
     {"tcgetpgrp", NULL, Tcgetpgrp, NULL, NULL, NULL, napi_enumerable, NULL},
     {"termiosLocalFlags", NULL, TermiosLocalFlags, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"ttyInputBytes", NULL, TtyInputBytes, NULL, NULL, NULL, napi_enumerable, NULL},
     {"procStat", NULL, ProcStat, NULL, NULL, NULL, napi_enumerable, NULL},
     {"sessionPids", NULL, SessionPids, NULL, NULL, NULL, napi_enumerable, NULL},
     {"signalSession", NULL, SignalSession, NULL, NULL, NULL, napi_enumerable, NULL},

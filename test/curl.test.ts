@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { assertNoLeaks, rawRequest, ROOT, startTestDaemon, waitRegex, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, BIN, rawRequest, ROOT, startTestDaemon, waitRegex, type TestDaemon } from './helpers.js';
 
 const run = promisify(execFile);
 let d: TestDaemon;
@@ -109,8 +109,12 @@ test('every line of the README curl quickstart runs in order, as printed, and do
     const env = { ...process.env, XDG_STATE_HOME: home };
     // The test daemon was given its token; a daemon that generates one keeps it in the state dir, where the line reads it.
     fs.writeFileSync(path.join(home, 'termhost', 'token'), `${own.token}\n`, { mode: 0o600 });
+    // `npx termhost` is this package's CLI, as in a project that depends on termhost. Not npx itself: in the package's
+    // own directory, npx installs that directory as a package, which runs its prepare script (a rebuild that removes
+    // dist/ while other test files are using it).
+    const first = lines[0]!.replace(/npx termhost/g, `node ${BIN}`);
     const token = (
-      await run('bash', ['-c', `${lines[0]}\necho "$TOKEN"`], { cwd: ROOT, env, timeout: 60_000 }).catch((err: { stderr?: string; message: string }) =>
+      await run('bash', ['-c', `${first}\necho "$TOKEN"`], { cwd: ROOT, env, timeout: 60_000 }).catch((err: { stderr?: string; message: string }) =>
         assert.fail(`${lines[0]}: ${err.stderr ?? err.message}`),
       )
     ).stdout.trim();
@@ -135,6 +139,9 @@ test('every line of the README curl quickstart runs in order, as printed, and do
     assert.equal((JSON.parse(typed) as { written: number }).written, 2, typed);
     assert.equal((JSON.parse(byRoute('/wait')) as { matched: boolean }).matched, true, 'the prompt regex matched (after the input, for root too)');
     assert.ok((JSON.parse(byRoute('/screen')) as { lines: string[] }).lines.length > 0);
+    const ran = JSON.parse(byRoute('/commands')) as { status: string; exit_code: number; output: string };
+    assert.deepEqual([ran.status, ran.exit_code], ['exited', 0], 'the command ran in one call');
+    assert.match(ran.output, /^\d+\n$/);
     assert.equal((JSON.parse(byRoute('/mouse')) as { code: string }).code, 'mouse_not_enabled', 'bash has no mouse tracking: 409 with the modes');
     assert.equal(byRoute('-XDELETE'), '');
     assert.ok(!(await own.client.listSessions()).some((s) => s.id === id && !s.exited), 'the session ended');

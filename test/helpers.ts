@@ -59,7 +59,7 @@ export async function startTestDaemon(opts: DaemonOptions = {}): Promise<TestDae
 }
 
 /** Poll a condition until it holds or the deadline passes; for state outside the daemon (files, processes). */
-export async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
+export async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -30,12 +30,14 @@ async function ok(client: Client, name: string, args: Record<string, unknown> = 
 const text = (r: ToolResult) => r.content.map((c) => c.text ?? '').join('\n');
 
 const EXPECTED_TOOLS = [
+  'await_command',
   'lease_acquire',
   'lease_release',
   'mouse',
   'read_screen',
   'read_scrollback',
   'resize',
+  'run',
   'send',
   'session_create',
   'session_kill',

@@ -45,6 +45,7 @@ test('the tarball has the MIT licence, every file the README links to, and no so
     for (const s of sources) assert.ok(files.includes(path.normalize(path.join(path.dirname(map), s))), `${map} points at ${s}, which is not shipped`);
   }
   assert.ok(files.includes('dist/cli/main.js') && files.includes('dist/index.js') && files.includes('dist/client/index.js'));
+  for (const f of ['shell/bash/termhost.bash', 'shell/zsh/.zshenv', 'shell/zsh/termhost.zsh', 'shell/fish/termhost.fish']) assert.ok(files.includes(f), `the package ships ${f}`);
 });
 
 test('installed from the tarball into a fresh prefix, termhost --version runs, and every installed package supports the declared Node', async () => {
@@ -78,4 +79,30 @@ test('installed from the tarball into a fresh prefix, termhost --version runs, a
   };
   walk(path.join(root, 'node_modules'));
   assert.deepEqual(wrong, [], `every package installed with termhost supports node ${FLOOR}, the floor its engines declare`);
+
+  // The installed package starts each shell with its own shipped scripts, and they report a command with its status.
+  const { planShell } = (await import(path.join(root, 'dist', 'core', 'shell', 'integration.js'))) as typeof import('../src/core/shell/integration.js');
+  const nodePty = await import('node-pty');
+  for (const shell of ['bash', 'zsh', 'fish']) {
+    const plan = planShell([shell], { PATH: process.env.PATH!, HOME: work, TERM: 'xterm-256color' }, true);
+    assert.ok(plan.argv.concat(Object.values(plan.env)).some((a) => a.includes(path.join(root, 'shell'))), `${shell} is started with the installed scripts`);
+    const pty = nodePty.spawn(plan.argv[0]!, plan.argv.slice(1), { cols: 80, rows: 24, cwd: work, env: plan.env });
+    let out = '';
+    pty.onData((d) => (out += d));
+    try {
+      const mark = (s: string) => `\x1b]133;${s};th=${plan.nonce}`;
+      const deadline = Date.now() + 30_000;
+      const until = async (what: string, ok: () => boolean) => {
+        while (!ok()) {
+          if (Date.now() > deadline) throw new Error(`${shell}: no ${what} in ${JSON.stringify(out.slice(-400))}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      await until('prompt mark', () => out.includes(mark('B')));
+      pty.write(shell === 'fish' ? " fish -c 'exit 3'\r" : ' (exit 3)\r');
+      await until('D mark with status 3', () => out.includes(mark('C')) && out.includes(`\x1b]133;D;3;th=${plan.nonce}`));
+    } finally {
+      pty.kill('SIGKILL');
+    }
+  }
 });

@@ -284,20 +284,20 @@ test('output is stored once it pauses, within three batch intervals when it neve
   store.follow(runtime);
   const stored = (id: string) => (store.db.prepare('SELECT COUNT(*) AS n FROM chunks WHERE session_id = ?').get(id) as { n: number }).n;
   try {
-    // A line every 20 ms for 10 s: never quiet for the writer's 100 ms, so only the age bound can write it. No flush
+    // A line every 20 ms for 40 s: never quiet for the writer's 100 ms, so only the age bound can write it. No flush
     // is asked for anywhere in this test.
-    const busy = runtime.sessions.create({ command: ['python3', '-c', 'import time\nfor i in range(500):\n    print("tick", i, flush=True); time.sleep(0.02)'] });
+    const busy = runtime.sessions.create({ command: ['python3', '-c', 'import time\nfor i in range(2000):\n    print("tick", i, flush=True); time.sleep(0.02)'] });
     assert.ok(busy.ok);
-    await until('rows of the never-pausing session', () => stored(busy.value.id) > 0, 8000);
+    await until('rows of the never-pausing session', () => stored(busy.value.id) > 0, 20_000);
     assert.equal(busy.value.exited, false, 'stored while the program still prints');
     const quiet = runtime.sessions.create({ command: ['sh', '-c', 'echo one-line; sleep 30'] });
     assert.ok(quiet.ok);
-    await until('rows of the session that went quiet', () => stored(quiet.value.id) > 0, 8000);
+    await until('rows of the session that went quiet', () => stored(quiet.value.id) > 0, 20_000);
     // The last word of a stream that ends is held back by the redactor until the end, which follows the last batch.
     const ends = runtime.sessions.create({ command: ['printf', 'first words then-the-last-word'] });
     assert.ok(ends.ok);
     const text = () => (store.db.prepare('SELECT text FROM chunks WHERE session_id = ? ORDER BY seq').all(ends.value.id) as Array<{ text: string }>).map((r) => r.text).join('');
-    await until('the whole of an ended stream', () => text() === 'first words then-the-last-word', 8000);
+    await until('the whole of an ended stream', () => text() === 'first words then-the-last-word', 20_000);
     // Batches join up exactly: a secret split across two batches is judged whole, a character split across two
     // batches or two pages of one batch is decoded whole, and the stored rows are contiguous.
     const storedText = (id: string) => (store.db.prepare('SELECT text FROM chunks WHERE session_id = ? ORDER BY seq').all(id) as Array<{ text: string }>).map((r) => r.text).join('');

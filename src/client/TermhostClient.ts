@@ -10,6 +10,9 @@ import type {
   TokenInfoSchema,
   TranscriptPageSchema,
   CreateSession,
+  CommandOutputPage,
+  CommandResult,
+  CommandSummary,
   InputItem,
   MouseRequest,
   Screen,
@@ -36,7 +39,14 @@ export type TokenInfo = Static<typeof TokenInfoSchema>;
 export type AttachToken = Static<typeof AttachTokenSchema>;
 export type TranscriptPage = Static<typeof TranscriptPageSchema>;
 export type SessionRecord = Static<typeof SessionRecordSchema>;
-export type { Screen, ScreenChanges, SessionInfo, SignalAnswer, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest, WireScope };
+export type { Screen, ScreenChanges, SessionInfo, SignalAnswer, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest, CommandResult, CommandSummary, CommandOutputPage, WireScope };
+
+/** Options of `run`: how long to wait before answering "running", the output budget, and the lease to type under. */
+export interface RunOptions {
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+  leaseId?: string;
+}
 export type { RuntimeEvent } from '../protocol/events.js';
 export type { AuditEntry, AuditPage } from '../protocol/audit.js';
 
@@ -157,6 +167,36 @@ export class TermhostClient {
 
   wait(id: string, cond: WaitRequest): Promise<WaitResult> {
     return this.request('POST', `/v1/sessions/${enc(id)}/wait`, cond);
+  }
+
+  /**
+   * Type `command` at the shell's prompt and answer when it ends (`status: "exited"`, with `exit_code` and its own
+   * `output`), when it waits for input (`"input_needed"`), or at `timeoutMs` (`"running"`: wait again with `command`).
+   */
+  run(id: string, command: string, opts: RunOptions = {}): Promise<CommandResult> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/commands`, {
+      command,
+      ...(opts.timeoutMs !== undefined ? { timeout_ms: opts.timeoutMs } : {}),
+      ...(opts.maxOutputBytes !== undefined ? { max_output_bytes: opts.maxOutputBytes } : {}),
+      ...(opts.leaseId ? { lease_id: opts.leaseId } : {}),
+    });
+  }
+
+  /** One command; with `waitMs`, a running one is waited on until it ends or needs input. */
+  command(id: string, commandId: string, opts: { waitMs?: number; maxOutputBytes?: number } = {}): Promise<CommandResult> {
+    const q = [opts.waitMs ? `wait_ms=${opts.waitMs}` : '', opts.maxOutputBytes !== undefined ? `max_output_bytes=${opts.maxOutputBytes}` : ''].filter(Boolean).join('&');
+    return this.request('GET', `/v1/sessions/${enc(id)}/commands/${enc(commandId)}${q ? `?${q}` : ''}`);
+  }
+
+  /** The last 100 commands the session's shell ran, typed by anyone, oldest first. */
+  async commands(id: string): Promise<CommandSummary[]> {
+    return (await this.request<{ commands: CommandSummary[] }>('GET', `/v1/sessions/${enc(id)}/commands`)).commands;
+  }
+
+  /** A page of a command's whole output from byte `offset`; page on with `next_offset` until `eof`. */
+  commandOutput(id: string, commandId: string, opts: { offset?: number; limit?: number } = {}): Promise<CommandOutputPage> {
+    const q = [opts.offset !== undefined ? `offset=${opts.offset}` : '', opts.limit !== undefined ? `limit=${opts.limit}` : ''].filter(Boolean).join('&');
+    return this.request('GET', `/v1/sessions/${enc(id)}/commands/${enc(commandId)}/output${q ? `?${q}` : ''}`);
   }
 
   mintAttachToken(id: string, role: 'viewer' | 'driver' = 'viewer'): Promise<AttachToken> {

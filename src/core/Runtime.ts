@@ -105,6 +105,18 @@ export class Runtime {
       bus.publish(id, { type: 'secret_input_started', actor: who(actor), reason });
     });
     e.on('secretEnded', (actor) => bus.publish(id, { type: 'secret_input_ended', actor: who(actor) }));
+    // Command events come from the output, so the session holds them back while a secret window is open.
+    e.on('commandStarted', (c) => bus.publish(id, { type: 'command_started', command_id: c.id }));
+    e.on('commandFinished', (c) =>
+      bus.publish(id, { type: 'command_finished', command_id: c.id, exit_code: c.exitCode, duration_ms: Math.max(0, (c.endedAt ?? c.startedAt) - c.startedAt) }),
+    );
+    // Waiting for input comes from the kernel; during a window its flips would give away the rhythm of the typing.
+    e.on('inputNeeded', (c, needed) => {
+      if (s.secretActive) return;
+      const kind = s.shell.inputNeeded?.kind;
+      if (needed && kind) bus.publish(id, { type: 'input_needed', command_id: c?.id ?? null, kind });
+      else if (!needed) bus.publish(id, { type: 'input_resumed', command_id: c?.id ?? null });
+    });
     e.on('clientAttached', (c) => bus.publish(id, { type: 'client_attached', client_id: c.id, role: c.role, actor: who(c.actor) }));
     e.on('clientDetached', (c) => bus.publish(id, { type: 'client_detached', client_id: c.id, role: c.role, actor: who(c.actor) }));
     e.on('disposed', () => timer && clearTimeout(timer));

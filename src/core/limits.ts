@@ -26,4 +26,13 @@ export const Limits = {
   exitDrainMaxMs: 2000,
   /** Scrollback lines kept by the emulator when a spec does not say. */
   defaultScrollbackLines: 1000,
+  /** Commands remembered per session (GET .../commands lists them). */
+  commandsKept: 100,
+  /**
+   * Output of a running command kept as text once it scrolls out of the scrollback, in characters; past this the
+   * middle is left out (the end is still in the scrollback) and the output says so.
+   */
+  commandSpoolChars: 32 * 1024 * 1024,
+  /** Whole outputs of ended commands kept per session, in bytes; past this the oldest outputs are let go. */
+  commandOutputKeptBytes: 64 * 1024 * 1024,
 } as const;

@@ -74,6 +74,16 @@ export class RuntimeBackend implements Backend {
     const s = this.session(id);
     return this.inWaitSlot(async () => unwrap(await s.wait(this.actor, cond)));
   }
+  async run(id: string, command: string, opts: { timeoutMs?: number; maxOutputBytes?: number; leaseId?: string }) {
+    const s = this.session(id);
+    const req = { command, timeout_ms: opts.timeoutMs, max_output_bytes: opts.maxOutputBytes, lease_id: opts.leaseId };
+    return this.inWaitSlot(async () => unwrap(await s.run(this.actor, req)));
+  }
+  async command(id: string, commandId: string, opts: { waitMs?: number; maxOutputBytes?: number }) {
+    const s = this.session(id);
+    if (!opts.waitMs) return unwrap(await s.command(this.actor, commandId, opts));
+    return this.inWaitSlot(async () => unwrap(await s.command(this.actor, commandId, opts)));
+  }
   async mouse(id: string, event: MouseInput, leaseId?: string) {
     const s = this.session(id);
     const written = unwrap(s.mouse(this.actor, event, leaseId));

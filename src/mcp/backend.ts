@@ -4,7 +4,7 @@
  * fail by throwing an error that carries a stable `code`, which the tools turn into tool errors.
  */
 import type { RuntimeEvent } from '../protocol/events.js';
-import type { CreateSession, InputItem, Modes, Screen, ScreenChanges, SessionInfo, SignalAnswer, WaitRequest, WaitResult } from '../protocol/http.js';
+import type { CommandResult, CreateSession, InputItem, Modes, Screen, ScreenChanges, SessionInfo, SignalAnswer, WaitRequest, WaitResult } from '../protocol/http.js';
 import type { Lease, TermhostClient } from '../client/TermhostClient.js';
 import type { MouseEvent } from '../core/index.js';
 
@@ -22,6 +22,10 @@ export interface Backend {
   changes(id: string, sinceSeq: number, opts: { highlights?: boolean; waitMs?: number }): Promise<ScreenChanges>;
   scrollback(id: string, lines: number): Promise<{ lines: string[]; total: number }>;
   wait(id: string, cond: WaitRequest): Promise<WaitResult>;
+  /** Type a command at the shell's prompt; answers when it ends, needs input, or at the timeout. */
+  run(id: string, command: string, opts: { timeoutMs?: number; maxOutputBytes?: number; leaseId?: string }): Promise<CommandResult>;
+  /** Wait again on a command (until it ends or needs input, at most `waitMs`). */
+  command(id: string, commandId: string, opts: { waitMs?: number; maxOutputBytes?: number }): Promise<CommandResult>;
   mouse(id: string, event: MouseInput, leaseId?: string): Promise<{ written: number; modes: Modes }>;
   resize(id: string, cols: number, rows: number): Promise<SessionInfo>;
   signal(id: string, signal: string): Promise<SignalAnswer>;
@@ -64,6 +68,12 @@ export class ClientBackend implements Backend {
   }
   wait(id: string, cond: WaitRequest) {
     return this.client.wait(id, cond);
+  }
+  run(id: string, command: string, opts: { timeoutMs?: number; maxOutputBytes?: number; leaseId?: string }) {
+    return this.client.run(id, command, opts);
+  }
+  command(id: string, commandId: string, opts: { waitMs?: number; maxOutputBytes?: number }) {
+    return this.client.command(id, commandId, opts);
   }
   async mouse(id: string, event: MouseInput, leaseId?: string) {
     return (await this.client.mouse(id, { ...event, ...(leaseId ? { lease_id: leaseId } : {}) })) as { written: number; modes: Modes };

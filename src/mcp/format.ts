@@ -3,7 +3,7 @@
  * rows folded, and modes mentioned only when they change how input works (mouse on, alternate screen). The same
  * data goes out in structured form beside the text.
  */
-import type { Screen, ScreenChanges, SessionInfo, WaitResult } from '../protocol/http.js';
+import type { CommandResult, Screen, ScreenChanges, SessionInfo, WaitResult } from '../protocol/http.js';
 
 type ProcessFields = Pick<Screen, 'exited' | 'exit_code' | 'exit_signal' | 'exit_reason' | 'alt_screen' | 'modes' | 'cursor' | 'cols' | 'rows' | 'title'>;
 
@@ -112,7 +112,8 @@ export function formatChanges(id: string, c: ScreenChanges): string {
 export function formatWait(id: string, r: WaitResult, lastRead?: { seq: number; lines: readonly string[] }, full = false): string {
   const verdict = r.matched ? `matched (${r.reason})` : r.reason === 'exit' ? 'not matched: the process exited first' : `not matched (${r.reason})`;
   const diff0 = full ? undefined : scrolledChanges(lastRead?.lines, r.screen.lines);
-  if (!diff0 || !lastRead) return [`wait ${verdict}`, formatScreen(id, r.screen)].join('\n');
+  const needed = r.input_needed ? `input needed (${r.input_needed.kind}): ${JSON.stringify(r.input_needed.prompt)}` : undefined;
+  if (!diff0 || !lastRead) return [`wait ${verdict}`, needed, formatScreen(id, r.screen)].filter(Boolean).join('\n');
   const changes = diff0.rows;
   const scrolled = diff0.scrolled > 0 ? `the screen scrolled up ${diff0.scrolled} row${diff0.scrolled === 1 ? '' : 's'}; ` : '';
   const s = r.screen;
@@ -122,12 +123,42 @@ export function formatWait(id: string, r: WaitResult, lastRead?: { seq: number; 
     changes.length === 0
       ? `${verdict}; ${scrolled}nothing else changed; ${cursor}`
       : `${verdict}; ${scrolled}changed rows; ${cursor}:`;
-  const notes = [...modeNotes(s), processLine(s)].filter((x): x is string => Boolean(x));
+  const notes = [needed, ...modeNotes(s), processLine(s)].filter((x): x is string => Boolean(x));
   const body = changes.length === 0 ? [] : [numberedRows(changes, s.cursor.y, false)];
   const diff = [head, ...notes, ...body, ...highlightLines(s.highlights)].join('\n');
   // The changes are for saving bytes: when the whole (folded) screen is as short, it says more for the same.
-  const whole = [`wait ${verdict}`, formatScreen(id, s)].join('\n');
+  const whole = [`wait ${verdict}`, needed, formatScreen(id, s)].filter(Boolean).join('\n');
   return diff.length < whole.length ? diff : whole;
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+/**
+ * A command's answer as an agent reads it: one line with the verdict (`exit 0 in 1.2 s`, `input needed: "..."`,
+ * `still running after 30 s`), then its bounded output.
+ */
+export function formatCommand(sessionId: string, r: CommandResult): string {
+  const where = `(session ${sessionId}, command ${r.id})`;
+  let verdict: string;
+  if (r.status === 'exited') {
+    const how = r.rejected ? 'not run: the shell refused it' : r.exit_code === null ? 'ended' : `exit ${r.exit_code}`;
+    verdict = `${how} in ${seconds(r.duration_ms ?? 0)} ${where}`;
+  } else if (r.status === 'input_needed' && r.input_needed) {
+    const kind = r.input_needed.kind === 'line' ? '' : ` (${r.input_needed.kind})`;
+    const advice =
+      r.input_needed.kind === 'password'
+        ? 'a person must type the secret, or abort with send {"key":"C-c"}'
+        : 'answer with send, then call await_command';
+    verdict = `input needed${kind}: ${JSON.stringify(r.input_needed.prompt)} ${where}: ${advice}`;
+  } else verdict = `still running after ${seconds(Date.now() - Date.parse(r.started_at))} ${where}: call await_command to wait again`;
+  const notes = [r.output_truncated ? `output truncated: ${r.output_bytes} bytes in all` : '', r.secret_input ? 'secret-input window open: output shown up to it' : '']
+    .filter(Boolean)
+    .join('; ');
+  // The HTTP route that pages the whole output is not a tool; over MCP, a larger budget is the way to more of it.
+  const body = r.output.replace(/\n$/, '').replace(/: page with GET \S+ \.\.\.\]/, ': run it again with a larger max_output_bytes (at most 1 MiB), or narrow it with head, tail or grep ...]');
+  return [verdict, notes, body].filter(Boolean).join('\n');
 }
 
 export function formatSession(s: SessionInfo): string {

@@ -39,6 +39,21 @@ export const Bounds = {
   profilesMax: 256,
   /** Audit entries per page of GET /v1/audit. */
   auditPageMax: 1000,
+  /** A command typed through POST .../commands. */
+  commandCharsMax: 65_536,
+  /** Longest a command call (or a wait on one) may wait before answering "running". */
+  commandTimeoutMsMax: 3_600_000,
+  /** The most output one command answer carries (`max_output_bytes`); the rest is paged. */
+  commandOutputBytesMax: 1024 * 1024,
+  /** One page of a command's output. */
+  commandOutputPageBytesMax: 1024 * 1024,
+} as const;
+
+/** Defaults of a command call, beside the bounds they sit in. */
+export const CommandDefaults = {
+  timeoutMs: 60_000,
+  maxOutputBytes: 16 * 1024,
+  pageBytes: 64 * 1024,
 } as const;
 
 /** `term`: what a terminfo name may look like. */

@@ -31,6 +31,7 @@ export const ERROR_CATALOGUE = {
   not_found: { status: 404, retryable: false, when: 'no such route' },
   lease_not_found: { status: 404, retryable: false, when: 'no such lease held by this actor' },
   token_not_found: { status: 404, retryable: false, when: 'no token with that name' },
+  command_id_not_found: { status: 404, retryable: false, when: 'no command with that id in the session (the last 100 are kept)' },
   session_exited: { status: 409, retryable: false, when: 'the process has exited: no input, no signal' },
   session_name_taken: { status: 409, retryable: false, when: 'a live session already has that name' },
   lease_held: { status: 409, retryable: true, when: "another actor's lease is in the way" },
@@ -43,6 +44,9 @@ export const ERROR_CATALOGUE = {
   mouse_not_enabled: { status: 409, retryable: false, when: 'the program has not enabled mouse tracking' },
   mouse_mode_mismatch: { status: 409, retryable: false, when: "the program's mouse mode cannot carry this event" },
   secret_input_settling: { status: 409, retryable: true, when: 'ending a secret-input window before the session went quiet' },
+  no_shell_integration: { status: 409, retryable: false, when: 'a command call on a session whose shell does not report its prompts (sh, dash, integration off)' },
+  command_running: { status: 409, retryable: true, when: 'a command call while another command runs in the session' },
+  not_at_prompt: { status: 409, retryable: true, when: 'a command call while the shell shows no prompt, or text is typed at it' },
   body_too_large: { status: 413, retryable: false, when: 'the request body is over the limit' },
   rate_limited: { status: 429, retryable: true, when: 'a token (or an address, for failed sign-ins) did this too often this minute' },
   // Reads during a window are 423 (the screen is locked); input refused by a window is 409 (see INPUT_STATUS).

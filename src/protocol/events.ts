@@ -48,6 +48,21 @@ export const EventFieldsSchema = Type.Union([
   event('input_preempted', "A person's input ended an agent's exclusive lease.", { lease_id: Type.String(), previous: EventActorSchema, by: EventActorSchema }),
   event('secret_input_started', 'A secret-input window opened: output is hidden until a person ends it.', { actor: EventActorSchema, reason: Type.String() }),
   event('secret_input_ended', 'The secret-input window closed.', { actor: EventActorSchema }),
+  event('command_started', 'The shell started a command (GET .../commands/{command_id}); the command line is not in the event.', {
+    command_id: Type.String(),
+  }),
+  event('command_finished', 'A command ended, with its exit status.', {
+    command_id: Type.String(),
+    exit_code: Type.Union([Type.Integer(), Type.Null()]),
+    duration_ms: Type.Integer(),
+  }),
+  event('input_needed', 'The foreground program waits on the terminal for input (kernel evidence); the prompt is not in the event.', {
+    command_id: Type.Union([Type.String(), Type.Null()]),
+    kind: Type.Union([Type.Literal('line'), Type.Literal('password'), Type.Literal('raw')]),
+  }),
+  event('input_resumed', 'The program no longer waits: the input it waited for arrived, or it went on.', {
+    command_id: Type.Union([Type.String(), Type.Null()]),
+  }),
   event('client_attached', 'A live client attached.', { client_id: Type.Integer(), role: ClientRole, actor: EventActorSchema }),
   event('client_detached', 'A live client went away.', { client_id: Type.Integer(), role: ClientRole, actor: EventActorSchema }),
   event('reset', 'SSE only: the requested Last-Event-ID is older than the backlog; what follows starts afresh.', { oldest_id: Type.Integer() }),

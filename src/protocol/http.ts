@@ -42,8 +42,39 @@ export const ModesSchema = Type.Object(
   { description: "The application's live DEC modes, as the emulator tracks them." },
 );
 
+export const InputNeededSchema = Type.Object(
+  {
+    kind: StringEnum(['line', 'password', 'raw'], {
+      description: 'line: a line read with echo (Continue? [Y/n]); password: a line read without echo; raw: a full-screen or raw-mode program waiting for a key',
+    }),
+    prompt: Type.String({ description: 'The cursor line when the program began waiting.' }),
+  },
+  { description: 'The foreground program is blocked reading the terminal, as the kernel reports it.' },
+);
+
+export const ShellIntegrationSchema = StringEnum(['active', 'off', 'unsupported'], {
+  description: 'active: the shell reports prompts and commands (bash, zsh, fish); off: turned off at create; unsupported: another program or shell',
+});
+
+export const ShellStateSchema = Type.Object(
+  {
+    state: StringEnum(['unknown', 'at_prompt', 'running', 'input_needed'], {
+      description: 'unknown without integration (or before the first prompt); input_needed: the running command waits on the terminal',
+    }),
+    command_id: Type.Union([Type.String(), Type.Null()], { description: 'The running command (GET .../commands/{command_id}).' }),
+    command: Type.Union([Type.String(), Type.Null()], { description: 'Its command line.' }),
+    since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When this state began.' }),
+    cwd: Type.Union([Type.String(), Type.Null()], { description: "The shell's working directory, as it last reported it (OSC 7)." }),
+    input_needed: Type.Union([InputNeededSchema, Type.Null()]),
+  },
+  { description: 'What the shell (or, without integration, the foreground program) is doing.' },
+);
+export type ShellState = Static<typeof ShellStateSchema>;
+
 /** What a screen shares with a changes answer besides its rows: cursor, modes and process state. */
 const ScreenStateFields = {
+    shell_integration: ShellIntegrationSchema,
+    shell: ShellStateSchema,
     cursor: Type.Object({ x: Type.Integer(), y: Type.Integer(), visible: Type.Boolean() }),
     alt_screen: Type.Boolean(),
     title: Type.String(),
@@ -144,6 +175,9 @@ export const SessionInfoSchema = Type.Object(
     last_input_by: Type.Union([ActorSchema, Type.Null()], { description: 'Who sent the last accepted input (never what).' }),
     created_by: Type.Union([ActorSchema, Type.Null()]),
     transcript: StringEnum(['off', 'redacted', 'raw']),
+    shell_integration: ShellIntegrationSchema,
+    shell: ShellStateSchema,
+    untrusted_marks: Type.Integer({ description: 'Shell marks ignored because they lacked the session nonce (a program printed them).' }),
   },
   {},
 );
@@ -176,6 +210,9 @@ export const CreateSessionBody = Type.Object(
     remove_on_exit: Type.Optional(Type.Boolean({ description: 'Free the session as soon as its process exits (the record stays).' })),
     profile: Type.Optional(
       Type.String({ pattern: NAME_PATTERN, description: "Start this command profile of the daemon's (GET /v1/profiles); with --restrict-commands, the only way to start one." }),
+    ),
+    shell_integration: Type.Optional(
+      Type.Boolean({ description: 'Report prompts and commands from bash, zsh and fish (default true); false starts the shell untouched.' }),
     ),
   },
   { additionalProperties: false },
@@ -286,6 +323,8 @@ export const WaitBody = Type.Object(
       }),
     ),
     after_input: Type.Optional(Type.Boolean({ description: 'Like after_seq, for the last input anyone sent to the session.' })),
+    prompt: Type.Optional(Type.Boolean({ description: 'Matched when the shell is at its prompt with nothing typed (shell integration).' })),
+    input_needed: Type.Optional(Type.Boolean({ description: 'Matched when the foreground program waits on the terminal for input (kernel evidence).' })),
     timeout_ms: Type.Integer({ minimum: 0, maximum: Bounds.waitMsMax }),
   },
   { additionalProperties: false },
@@ -295,7 +334,8 @@ export type WaitRequest = Static<typeof WaitBody>;
 export const WaitResultSchema = Type.Object(
   {
     matched: Type.Boolean(),
-    reason: StringEnum(['text', 'regex', 'quiet', 'stable', 'exit', 'timeout']),
+    reason: StringEnum(['text', 'regex', 'quiet', 'stable', 'exit', 'prompt', 'input_needed', 'timeout']),
+    input_needed: Type.Optional(InputNeededSchema),
     exit_code: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'Present when the wait ended because the process exited.' })),
     exit_signal: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Present when the wait ended because the process exited.' })),
     screen: ScreenSchema,
@@ -303,6 +343,60 @@ export const WaitResultSchema = Type.Object(
   {},
 );
 export type WaitResult = Static<typeof WaitResultSchema>;
+
+const CommandFields = {
+  id: Type.String({ description: 'Unique within the session: c1, c2, ...' }),
+  command: Type.String({ description: 'The command line: as sent, or as read from the screen for one a person typed.' }),
+  status: StringEnum(['running', 'input_needed', 'exited']),
+  exit_code: Type.Union([Type.Integer(), Type.Null()], { description: 'The status the shell reported (130 after Ctrl-C in bash); null while running.' }),
+  rejected: Type.Boolean({ description: 'The shell did not run it (fish keeps a syntax error in its editor; termhost clears the line).' }),
+  started_at: Type.String({ format: 'date-time' }),
+  ended_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  duration_ms: Type.Union([Type.Integer(), Type.Null()]),
+  cwd: Type.Union([Type.String(), Type.Null()], { description: 'The working directory it ran in (OSC 7).' }),
+  typed_by: Type.Union([ActorSchema, Type.Null()], { description: 'Who typed it, when termhost knows (the API caller, or the one actor who typed).' }),
+  input_needed: Type.Union([InputNeededSchema, Type.Null()]),
+  output_bytes: Type.Integer({ description: 'Bytes of its output text so far.' }),
+};
+
+export const CommandSummarySchema = Type.Object(CommandFields, { description: 'One command a shell ran, without its output.' });
+export type CommandSummary = Static<typeof CommandSummarySchema>;
+
+export const CommandResultSchema = Type.Object(
+  {
+    ...CommandFields,
+    output: Type.String({ description: "Only this command's output, as text, within max_output_bytes: head and tail around one line saying what was left out." }),
+    output_truncated: Type.Boolean(),
+    output_complete: Type.Boolean({ description: 'false when some output could not be kept (see the line in the output that says so).' }),
+    secret_input: Type.Boolean({ description: 'A secret-input window is open: status and output are as they were when it opened.' }),
+  },
+  { description: 'A command and its output.' },
+);
+export type CommandResult = Static<typeof CommandResultSchema>;
+
+export const RunCommandBody = Type.Object(
+  {
+    command: Type.String({ minLength: 1, maxLength: Bounds.commandCharsMax, description: 'Typed at the prompt; several lines go as one bracketed paste.' }),
+    timeout_ms: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: Bounds.commandTimeoutMsMax, description: 'Answer "running" after this long (default 60000); the command keeps running.' }),
+    ),
+    max_output_bytes: Type.Optional(Type.Integer({ minimum: 0, maximum: Bounds.commandOutputBytesMax, description: 'Output budget (default 16384).' })),
+    lease_id: LeaseIdField,
+  },
+  { additionalProperties: false },
+);
+export type RunCommandRequest = Static<typeof RunCommandBody>;
+
+export const CommandOutputPageSchema = Type.Object({
+  command_id: Type.String(),
+  offset: Type.Integer({ description: 'Byte offset of this page in the output text (moved to a character boundary).' }),
+  next_offset: Type.Integer({ description: 'Where the next page starts.' }),
+  total_bytes: Type.Integer({ description: 'Bytes of output held now (a running command has more to come).' }),
+  eof: Type.Boolean({ description: 'This page reaches the end of what is held.' }),
+  complete: Type.Boolean({ description: 'The command ended and all of its output was kept.' }),
+  output: Type.String(),
+});
+export type CommandOutputPage = Static<typeof CommandOutputPageSchema>;
 
 export const ErrorSchema = Type.Object(
   {

@@ -19,6 +19,7 @@ import { attachRoutes } from './routes/attach.js';
 import { auditRoutes } from './routes/audit.js';
 import { profileRoutes } from './routes/profiles.js';
 import { errors, type ConnectionSlots } from './routes/common.js';
+import { commandRoutes } from './routes/commands.js';
 import { controlRoutes } from './routes/control.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
@@ -224,6 +225,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(async (scope) => inputRoutes(scope, deps));
   await app.register(async (scope) => screenRoutes(scope, deps));
   await app.register(async (scope) => waitRoutes(scope, deps));
+  await app.register(async (scope) => commandRoutes(scope, deps));
   await app.register(async (scope) => controlRoutes(scope, deps));
   await app.register(async (scope) => eventRoutes(scope, { ...deps, heartbeatMs: opts.heartbeatMs ?? 15_000 }));
   await app.register(async (scope) => tokenRoutes(scope, deps));

@@ -65,6 +65,12 @@ export interface StoredEvent {
 /** Marker labels for a secret-input window: only that one opened and closed, never anything of what it hid. */
 export const SECRET_MARKERS = { opened: 'secret input: output hidden', closed: 'secret input ended' } as const;
 
+/** The markers of a command's boundaries, by its id: no command line (it may hold a credential), only the status. */
+export const COMMAND_MARKERS = {
+  started: (id: string) => `command ${id} started`,
+  ended: (id: string, exitCode: number | null) => `command ${id} ${exitCode === null ? 'ended' : `exited ${exitCode}`}`,
+} as const;
+
 /** The longest pause an asciicast export's idle limit may ask for: a day. */
 export const CAST_IDLE_LIMIT_MAX_S = 24 * 60 * 60;
 /** A page of transcript holds at most this many chunks and this much text. */
@@ -217,6 +223,28 @@ export class Store {
     let timeNext = false;
     /** While a secret-input window is open: the stream offset where it opened. */
     let windowSeq: number | undefined;
+    /** The last window that closed, [opened, closed): command marks held back during it are placed at its start. */
+    let lastWindow: [number, number] | undefined;
+    /**
+     * Command marks parsed before the chunk that carries them reached the store (the emulator parses a chunk before
+     * the session hands it on). An export places an event inside a row by time, so each gets an output time of its
+     * own at its exact offset, a millisecond after the output before it, once that chunk is here.
+     */
+    const marksAhead: Array<{ seq: number; label: string }> = [];
+    /** The last output time given (epoch ms), so a mark's time comes after it. */
+    let lastGivenMs = 0;
+    /** The stream offset just past the last chunk the store has seen. */
+    let seenEnd = 0;
+    const placeMarks = (end: number) => {
+      seenEnd = end;
+      while (marksAhead.length > 0 && marksAhead[0]!.seq <= end) {
+        const m = marksAhead.shift()!;
+        const at = Math.max(this.now(), lastGivenMs + 1);
+        if (batchBytes > 0 && m.seq > batchSeq && m.seq <= batchSeq + batchBytes) times.push(m.seq, at);
+        lastGivenMs = at;
+        this.insertEvent.run(s.id, m.seq, at, 'm', m.label);
+      }
+    };
     let timer: NodeJS.Timeout | undefined;
     /** The process exited with a batch still collecting: the stream's end follows that batch. */
     let endAfterBatch = false;
@@ -281,6 +309,7 @@ export class Store {
         if (this.backlog + chunk.length > MAX_WRITER_BACKLOG_BYTES) {
           if (complete) this.db.prepare('UPDATE sessions SET transcript_complete = 0 WHERE id = ?').run(s.id);
           complete = false;
+          placeMarks(seq + chunk.length);
           return;
         }
         if (batchBytes > 0 && seq !== batchSeq + batchBytes) send(); // not contiguous: never merge across a hole
@@ -290,10 +319,12 @@ export class Store {
           batchAt = this.now();
           firstMs = now;
           times.push(seq, batchAt);
+          lastGivenMs = Math.max(lastGivenMs, batchAt);
           lastTimeMs = now;
           timeNext = false;
         } else if (timeNext || now - lastTimeMs >= TIME_RESOLUTION_MS) {
           times.push(seq, Math.round(batchAt + (now - firstMs)));
+          lastGivenMs = Math.max(lastGivenMs, times[times.length - 1]!);
           lastTimeMs = now;
           timeNext = false;
         }
@@ -302,6 +333,7 @@ export class Store {
         batchBytes += chunk.length;
         this.backlog += chunk.length;
         this.collected += chunk.length;
+        placeMarks(seq + chunk.length);
         if (this.collected >= HANDOVER_PRESSURE_BYTES) for (const handover of this.handovers) handover();
         else timer ??= setTimeout(check, dueIn(now));
       });
@@ -314,9 +346,22 @@ export class Store {
         this.insertEvent.run(s.id, windowSeq, this.now(), 'm', SECRET_MARKERS.opened);
       });
       s.events.on('secretEnded', () => {
+        lastWindow = windowSeq === undefined ? undefined : [windowSeq, s.seq];
         windowSeq = undefined;
         this.insertEvent.run(s.id, s.seq, this.now(), 'm', SECRET_MARKERS.closed);
       });
+      // Where each command began and ended: just past the chunk that carried its mark. The session holds these back
+      // while a window is open; one released when it closes is placed where the window opened.
+      const mark = (seq: number | null, label: string) => {
+        let at = Math.min(seq ?? s.seq, windowSeq ?? Infinity);
+        if (lastWindow && at > lastWindow[0] && at <= lastWindow[1]) at = lastWindow[0];
+        if (at > seenEnd) return void marksAhead.push({ seq: at, label });
+        // Its chunk is here already (parsed after it arrived, under load): placed by the time it was parsed.
+        lastGivenMs = Math.max(this.now(), lastGivenMs);
+        this.insertEvent.run(s.id, at, lastGivenMs, 'm', label);
+      };
+      s.events.on('commandStarted', (c) => mark(c.startSeq, COMMAND_MARKERS.started(c.id)));
+      s.events.on('commandFinished', (c) => mark(c.endSeq, COMMAND_MARKERS.ended(c.id, c.exitCode)));
       // A resize during a window is stored at the window's start: its offset inside the window would tell how much
       // was printed there before it.
       s.events.on('resized', (cols, rows) => {

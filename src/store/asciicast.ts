@@ -4,7 +4,8 @@
  *
  * - Output (`o`): each row is split at its stored times (store/timing.ts), so the replay keeps the output's rhythm to
  *   within 10 ms instead of jumping a row (up to seconds) at a time.
- * - Resizes (`r`), and markers (`m`) when asked for (today: where secret-input windows opened and closed).
+ * - Resizes (`r`), and markers (`m`) when asked for: where secret-input windows opened and closed, where each
+ *   command started and ended (with its exit status).
  * - v3 only: the exit (`x`) with the exit status, a signal's as 128 + its number, as a shell reports it.
  * - `idleLimitS` caps every pause at that many seconds, in the file itself (and says so in the header).
  *

@@ -33,7 +33,8 @@ CREATE INDEX IF NOT EXISTS chunks_at ON chunks (at);
 /**
  * Events of a transcript that are not output, each at the stream offset (`seq`) where it happened: the output stored
  * before `seq` came before it. `kind` is the asciicast event code: `r` (a resize, data `COLSxROWS`) or `m` (a marker,
- * data its label). Later kinds (command boundaries) add rows of their own kind; readers skip kinds they do not know.
+ * data its label: a secret window's opening and end, a command's start and end with its exit status). Later kinds add
+ * rows of their own kind; readers skip kinds they do not know.
  */
 const EVENTS = `
 CREATE TABLE IF NOT EXISTS transcript_events (

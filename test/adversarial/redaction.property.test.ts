@@ -114,7 +114,7 @@ class ScriptedSession {
   readonly createdAt = new Date();
   readonly createdBy = undefined;
   seq = 0;
-  readonly spec: ResolvedSpec = { command: ['scripted'], cwd: '/', env: {}, cols: 200, rows: 50, term: 'xterm-256color', scrollback: 1000, labels: {}, transcript: 'redacted', name: undefined, remove_on_exit: false };
+  readonly spec: ResolvedSpec = { command: ['scripted'], cwd: '/', env: {}, cols: 200, rows: 50, term: 'xterm-256color', scrollback: 1000, labels: {}, transcript: 'redacted', name: undefined, remove_on_exit: false, shell_integration: false };
   constructor(readonly id: string) {}
   read(chunk: Buffer): void {
     const seq = this.seq;

@@ -8,6 +8,7 @@ export function concrete(url: string, id: string): string {
   return url
     .replace(':id', id)
     .replace(':lease_id', 'lease1')
+    .replace(':cid', 'c1')
     .replace(':name.json', 'attach-auth-frame.json')
     .replace(':name', 'victim')
     .replace(':file', 'app.js');

@@ -12,6 +12,8 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   screen: async () => (await import('./screen.js')).screen,
   scrollback: async () => (await import('./scrollback.js')).scrollback,
   wait: async () => (await import('./wait.js')).wait,
+  run: async () => (await import('./run.js')).run,
+  commands: async () => (await import('./commands.js')).commands,
   resize: async () => (await import('./resize.js')).resize,
   mouse: async () => (await import('./mouse.js')).mouse,
   signal: async () => (await import('./signal.js')).signal,

@@ -49,10 +49,18 @@ export class SecretWindow {
     if (this.state.active) this.state.input_received = true;
   }
 
-  /** `lastActivityAt`: epoch ms of the session's last output byte or accepted input, whichever is later. */
+  /** Whether the prompt detector opened the window (the runtime itself), so it may also close it (InputWatch). */
+  get openedByDetector(): boolean {
+    return this.state.active && this.state.started_by?.kind === 'system';
+  }
+
+  /**
+   * `lastActivityAt`: epoch ms of the session's last output byte or accepted input, whichever is later. People end
+   * any window; the runtime itself (`system`) only one its detector opened, once that prompt is gone.
+   */
   end(actor: Actor, lastActivityAt: number | null): Result<void> {
     if (!this.state.active) return ok(undefined);
-    if (!isHuman(actor)) {
+    if (!isHuman(actor) && !(actor.kind === 'system' && this.openedByDetector)) {
       return fail(new TermError('forbidden', 'only a person may end a secret-input window; an agent that could end it could then read the screen'));
     }
     const quietFor = lastActivityAt === null ? Infinity : this.now() - lastActivityAt;

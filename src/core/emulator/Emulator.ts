@@ -34,6 +34,25 @@ interface XtermBuffer {
   y: number;
 }
 
+/**
+ * xterm's CircularList of the normal buffer, as far as the trim watch uses it: when the scrollback is full, a new line
+ * reuses the oldest one (`recycle`, which fires `onTrim` and then overwrites it); other trims (ED 3, a smaller
+ * scrollback) only fire `onTrim`.
+ */
+interface TrimmableLines {
+  get(index: number): XtermLine | undefined;
+  recycle(): XtermLine;
+  onTrim(listener: (amount: number) => void): { dispose(): void };
+}
+
+/** Told about every line that leaves the top of the normal buffer's scrollback. */
+export interface TrimListener {
+  /** The oldest line is about to be reused: its text is still readable, this once. */
+  trimmed(line: XtermLine): void;
+  /** Lines dropped without a chance to read them (the scrollback erased, a reset, a smaller scrollback). */
+  lost(count: number): void;
+}
+
 /** Which rows xterm's parser changed: screen rows, start..end inclusive; undefined means all of them. */
 type RefreshRange = { start: number; end: number } | undefined;
 
@@ -48,7 +67,7 @@ interface XTermPrivate {
     coreMouseService: { activeEncoding: string };
     /** The active buffer, normal or alternate; `ydisp` differs from `ybase` only while scrolled back, which termhost never does. */
     buffer: XtermBuffer;
-    buffers: { normal: XtermBuffer };
+    buffers: { normal: XtermBuffer & { lines: TrimmableLines } };
     /** Fires at the end of every parse with the rows it touched (viewport rows), the same signal xterm's renderer repaints on. */
     _inputHandler: {
       onRequestRefreshRows(listener: (range: RefreshRange) => void): { dispose(): void };
@@ -80,6 +99,10 @@ export class Emulator {
   private readonly serializer: InstanceType<typeof SerializeAddon>;
   private fedBytes = 0;
   private parsedBytes = 0;
+  /** The chunks fed and not yet parsed, oldest first: the first is the one being parsed. */
+  private unparsed: Buffer[] = [];
+  /** How far into the chunk being parsed escapes have been located (escapeAt). */
+  private located = 0;
   private waiters: Array<() => void> = [];
   private parsedListener: (() => void) | undefined;
   private titleText = '';
@@ -90,6 +113,9 @@ export class Emulator {
   /** Bumped when any row may have changed without a per-row report: resize, alternate screen, a full refresh. */
   layoutVersion = 0;
   private readonly core: XTermPrivate['_core'];
+  private trimListener: TrimListener | undefined;
+  /** The normal buffer's line list the trim watch is hooked into (xterm replaces it on a reset). */
+  private hookedLines: TrimmableLines | undefined;
 
   constructor(opts: EmulatorOptions) {
     this.term = new Terminal({
@@ -172,6 +198,58 @@ export class Emulator {
     return this.core.buffer.x;
   }
 
+  /** The cursor's line as a marker that follows it, and its column; undefined on the alternate screen. */
+  cursorMark(): { marker: IMarker; col: number } | undefined {
+    const marker = this.markCursorLine();
+    return marker && { marker, col: this.core.buffer.x };
+  }
+
+  /**
+   * Shell integration: the payloads of OSC 133 (FinalTerm marks) and OSC 7 (working directory), in stream order, as
+   * they are parsed, so the cursor is exactly where the shell printed them. Registered only for sessions that use
+   * them: other sessions' output pays nothing.
+   */
+  onShellEscape(listener: (ident: 133 | 7, data: string) => void): void {
+    for (const ident of [133, 7] as const) {
+      this.term.parser.registerOscHandler(ident, (data) => {
+        listener(ident, data);
+        return true;
+      });
+    }
+  }
+
+  /**
+   * Watch lines leaving the top of the scrollback (one listener): how a command's output stays readable after it
+   * scrolled out of the emulator. Only a full scrollback trims, so a session that never fills it pays nothing.
+   */
+  watchTrims(listener: TrimListener): void {
+    this.trimListener = listener;
+    this.hookTrims();
+  }
+
+  private hookTrims(): void {
+    const lines = this.core.buffers.normal.lines;
+    if (!this.trimListener || lines === this.hookedLines) return;
+    this.hookedLines = lines;
+    const listener = this.trimListener;
+    const recycle = lines.recycle.bind(lines);
+    let recycling = false;
+    lines.recycle = () => {
+      // Index 0 is the oldest line, the one recycle() hands back to be overwritten.
+      const oldest = lines.get(0);
+      if (oldest) listener.trimmed(oldest);
+      recycling = true;
+      try {
+        return recycle();
+      } finally {
+        recycling = false;
+      }
+    };
+    lines.onTrim((amount) => {
+      if (!recycling) listener.lost(amount);
+    });
+  }
+
   /** Lines in the normal buffer, scrollback included. */
   get normalBufferLength(): number {
     return this.core.buffers.normal.lines.length;
@@ -194,9 +272,14 @@ export class Emulator {
     if (this.fedBytes === this.parsedBytes) this.term.input('', true);
     this.fedBytes += chunk.length;
     const len = chunk.length;
+    this.unparsed.push(chunk);
     this.term.write(chunk, () => {
       this.parsedBytes += len;
+      this.unparsed.shift();
+      this.located = 0;
       this.generation++;
+      // A reset (RIS) gives the normal buffer a new line list; the trim watch follows it.
+      if (this.trimListener && this.core.buffers.normal.lines !== this.hookedLines) this.hookTrims();
       if (this.parsedBytes === this.fedBytes && this.waiters.length > 0) {
         const waiters = this.waiters;
         this.waiters = [];
@@ -209,6 +292,32 @@ export class Emulator {
   /** Called after each fed chunk has been parsed. */
   onParsed(listener: () => void): void {
     this.parsedListener = listener;
+  }
+
+  /**
+   * Where, in the stream, the OSC escape being handled right now lies: `ident;data` looked up in the chunk being
+   * parsed, after the escapes already located in it (a chunk can carry a C and a D mark). Only called from an
+   * escape's handler, so ordinary output pays nothing. An escape split across two reads is placed at the start of the
+   * chunk that completes it.
+   */
+  escapeAt(ident: number, data: string): { start: number; end: number } {
+    const chunk = this.unparsed[0];
+    const base = this.parsedBytes;
+    if (!chunk) return { start: base, end: base };
+    const needle = `${ident};${data}`;
+    const i = chunk.indexOf(needle, this.located, 'utf8');
+    if (i < 0) return { start: base, end: base };
+    const len = Buffer.byteLength(needle);
+    // ESC ] (or the C1 OSC) before it; BEL or ESC \ after it.
+    const start = i >= 2 && chunk[i - 2] === 0x1b ? i - 2 : i >= 1 ? i - 1 : i;
+    const end = Math.min(chunk.length, i + len + (chunk[i + len] === 0x07 ? 1 : 2));
+    this.located = i + len;
+    return { start: base + start, end: base + end };
+  }
+
+  /** The stream offset up to which everything fed has been parsed. */
+  get parsedOffset(): number {
+    return this.parsedBytes;
   }
 
   /** Bytes fed but not yet parsed. */
@@ -259,7 +368,9 @@ export class Emulator {
 
   dispose(): void {
     this.waiters = [];
+    this.unparsed = [];
     this.parsedListener = undefined;
+    this.trimListener = undefined;
     this.term.dispose();
   }
 }

@@ -46,6 +46,11 @@ export class ExitDrain {
   }
 
   /** True once the child's exit has started the drain. */
+  /** termhost's own fd on the slave while it holds one (for TIOCINQ); undefined once the drain closed it. */
+  get slave(): number | undefined {
+    return this.slaveFd;
+  }
+
   get started(): boolean {
     return this.release !== undefined;
   }

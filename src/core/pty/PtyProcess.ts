@@ -18,6 +18,7 @@ import { Limits } from '../limits.js';
 import { ExitDrain } from './ExitDrain.js';
 import { markCloexec, sealInheritedFds } from './fds.js';
 import { signalForeground } from './foreground.js';
+import { readTerminalEvidence, type TerminalEvidence } from './terminalEvidence.js';
 import { PtyWriter } from './PtyWriter.js';
 import { SESSION_TAG_ENV, SessionProcesses } from './SessionProcesses.js';
 
@@ -141,6 +142,12 @@ export class PtyProcess {
 
   get exited(): PtyExit | undefined {
     return this.exit;
+  }
+
+  /** What the kernel says about the terminal now: foreground group, modes, who reads it; see terminalEvidence.ts. */
+  evidence(): TerminalEvidence | undefined {
+    if (this.disposed) return undefined;
+    return readTerminalEvidence({ masterFd: this.pty.fd, slaveFd: this.drain.slave, ptsName: this.pty.ptsName, sessionPids: () => this.procs.pids() });
   }
 
   get queuedInputBytes(): number {

@@ -118,6 +118,44 @@ test("termiosLocalFlags on a master reports the slave's modes: cooked, no echo, 
   assert.throws(() => native().termiosLocalFlags(fs.openSync('/dev/null', 'r')), (e: NodeJS.ErrnoException) => e.code === 'ENOTTY');
 });
 
+test('ttyInputBytes on a PTY slave counts the lines a program has not read yet, and zero once it has', async () => {
+  // `read` waits for a go-ahead line first, so the line typed before it is still queued when it is measured.
+  const pty = nodePty.spawn('sh', ['-c', 'echo ready; read go; read line; echo "got $line"; exec sleep 30'], { cols: 80, rows: 24, env: { PATH: process.env.PATH! } });
+  let out = '';
+  pty.onData((d) => (out += d));
+  const slave = fs.openSync((pty as unknown as { ptsName: string }).ptsName, fs.constants.O_RDWR | fs.constants.O_NOCTTY | fs.constants.O_NONBLOCK);
+  try {
+    await until('the script to start', () => out.includes('ready'));
+    pty.write('half');
+    await until('the echo of a partial line', () => out.includes('half'));
+    assert.equal(native().ttyInputBytes(slave), 0, 'a line not yet ended is not readable input in canonical mode');
+    pty.write('\r');
+    // `read go` takes that line; the next one waits for `read line`, which then takes it.
+    pty.write('queued\r');
+    await until('the script to read both lines', () => out.includes('got queued'));
+    assert.equal(native().ttyInputBytes(slave), 0);
+    assert.throws(() => native().ttyInputBytes(fs.openSync('/dev/null', 'r')), (e: NodeJS.ErrnoException) => e.code === 'ENOTTY' || e.code === 'EINVAL');
+  } finally {
+    fs.closeSync(slave);
+    pty.kill('SIGKILL');
+  }
+});
+
+test('ttyInputBytes sees a line queued for a program that is not reading', async () => {
+  const pty = nodePty.spawn('sh', ['-c', 'echo ready; exec sleep 30'], { cols: 80, rows: 24, env: { PATH: process.env.PATH! } });
+  let out = '';
+  pty.onData((d) => (out += d));
+  const slave = fs.openSync((pty as unknown as { ptsName: string }).ptsName, fs.constants.O_RDWR | fs.constants.O_NOCTTY | fs.constants.O_NONBLOCK);
+  try {
+    await until('the script to start', () => out.includes('ready'));
+    pty.write('abc\r');
+    await until('the line to be queued', () => native().ttyInputBytes(slave) === 4);
+  } finally {
+    fs.closeSync(slave);
+    pty.kill('SIGKILL');
+  }
+});
+
 test('procStat reads a process that has spaces and parentheses in its name; null for none', () => {
   const self = native().procStat(process.pid)!;
   assert.equal(self.pid, process.pid);

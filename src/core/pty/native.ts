@@ -43,6 +43,8 @@ export interface NativeAddon {
   cloexecFrom(lowFd: number, method?: 'close_range' | 'proc' | 'rlimit'): 'close_range' | 'proc' | 'rlimit';
   tcgetpgrp(fd: number): number;
   termiosLocalFlags(fd: number): LocalFlags;
+  /** TIOCINQ: bytes waiting to be read on a terminal fd; on a PTY slave in canonical mode, complete lines only. */
+  ttyInputBytes(fd: number): number;
   procStat(pid: number): ProcStat | null;
   sessionPids(session: SessionIdentity): number[];
   signalSession(session: SessionIdentity, signo: number): number;

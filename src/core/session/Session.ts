@@ -27,9 +27,14 @@ import { validateSize } from './validateSpec.js';
 import { Audience, type AttachedClient, type ClientRole } from './Audience.js';
 import type { ExitReason, InputSource, ResolvedSpec, SessionEvents } from './types.js';
 import { OutputRing } from './OutputRing.js';
+import { SessionShell } from './SessionShell.js';
+import { InputWatch } from './InputWatch.js';
+import type { ShellPlan } from '../shell/integration.js';
 import { ScreenHistory } from './ScreenHistory.js';
 import { changesSince, type ChangesOptions } from './changes.js';
 import { checkWaitCondition, compileWaitRegex, waitFor, type WaitCondition, type WaitOutcome } from './wait.js';
+import { commandOutput, getCommand, listCommands, runCommand } from './commands.js';
+import type { CommandOutputPage, CommandResult, CommandSummary, RunCommandRequest } from '../../protocol/http.js';
 
 export type { AttachedClient, ClientRole, ExitReason, InputSource, ResolvedSpec, SessionEvents };
 
@@ -59,6 +64,10 @@ export class Session {
   readonly history = new ScreenHistory();
   /** Where recent input was typed, for waits that look only at what came after it. */
   private readonly inputMarks = new InputMarks();
+  /** The shell's integration, prompts and commands, and whether its program waits for input. */
+  readonly shell: SessionShell;
+  /** When the terminal is looked at for a program waiting on it (after pauses, and when readers ask). */
+  private readonly inputWatch: InputWatch;
   private readonly audience: Audience;
   private seqBytes = 0;
   /** Epoch ms of the last output byte; a number, not a Date, because it is set for every PTY read. */
@@ -69,7 +78,7 @@ export class Session {
   /** Signals termhost itself sent: an exit by one of them is not a crash. */
   private readonly signalsSent = new Set<string>();
   /** What info() shows while a secret window is open. */
-  private frozen: { seq: number; lastOutput: Date | null; title: string; lastInputBy: Actor | null } | undefined;
+  private frozen: { seq: number; lastOutput: Date | null; title: string; lastInputBy: Actor | null; untrustedMarks: number } | undefined;
   /** The prompt detector looks only at output that arrived since the last window closed. */
   private freshOutput = true;
   /** Who started it (name and kind), for info and records. */
@@ -83,6 +92,8 @@ export class Session {
     private readonly pty: PtyProcess,
     controlOptions: ControlOptions = { inputPolicy: 'auto', secretDetect: true },
     createdBy?: Actor,
+    /** How the program was started: its shell integration, if any. */
+    shellPlan?: ShellPlan,
   ) {
     this.createdBy = createdBy && actorRef(createdBy);
     this.scopeTarget = { id, labels: spec.labels, owner: createdBy?.owner ?? null };
@@ -104,6 +115,33 @@ export class Session {
       onReply: (bytes) => this.pty.write(bytes),
       onTitle: (title) => !this.secretActive && ev.emit('title', title),
     });
+    this.shell = new SessionShell(
+      this.emulator,
+      shellPlan ?? { integration: 'unsupported', shell: undefined, isShell: false, argv: spec.command, env: spec.env, nonce: undefined },
+      ev,
+      (bytes) => this.pty.write(bytes),
+    );
+    this.inputWatch = new InputWatch({
+      evidence: () => this.pty.evidence(),
+      lastActivityMs: () => Math.max(this.lastOutputMs ?? this.createdAt.getTime(), this.control.lastInputAt ?? 0),
+      context: () => {
+        const e = this.shell;
+        return {
+          commandRunning: e.tracker ? e.tracker.running?.started === true : undefined,
+          isShell: e.isShell,
+          leaderPid: this.pty.pid,
+          cursorLine: this.emulator.textLeftOfCursor(),
+        };
+      },
+      setInputNeeded: (needed) => this.shell.setInputNeeded(needed),
+      detects: this.control.options.secretDetect,
+      window: () => (!this.secretActive ? 'none' : this.control.secret.openedByDetector ? 'auto' : 'manual'),
+      openWindow: (reason) => this.startSecret(SYSTEM_ACTOR, reason),
+      closeWindow: () => void this.endSecret(SYSTEM_ACTOR),
+      unwrittenBytes: () => this.pty.queuedInputBytes,
+      unparsedBytes: () => this.emulator.pendingBytes,
+      exited: () => this.exitState !== undefined,
+    });
     this.emulator.onParsed(() => {
       if (this.secretActive) return;
       this.detectSecretPrompt();
@@ -113,6 +151,7 @@ export class Session {
       const seq = this.seqBytes;
       this.seqBytes += chunk.length;
       this.lastOutputMs = Date.now();
+      this.inputWatch.poke();
       // Decided before feeding: the chunk that shows a password prompt opens the window while it is parsed, and it
       // is still pre-window output that everyone may see.
       const hidden = this.secretActive;
@@ -127,6 +166,8 @@ export class Session {
         const reason: ExitReason =
           this.closing || (exit.signal !== null && this.signalsSent.has(exit.signal)) ? 'closed' : exit.signal !== null ? 'crashed' : 'completed';
         this.exitState = { exit, reason };
+        this.shell.processExited(exit.exitCode);
+        this.inputWatch.poke();
         ev.emit('exit', exit, reason);
       });
     });
@@ -175,6 +216,7 @@ export class Session {
   }
 
   info(): SessionInfo {
+    this.lookAtTerminal();
     const f = this.frozen;
     return {
       id: this.id,
@@ -201,7 +243,18 @@ export class Session {
       last_input_by: f ? f.lastInputBy : this.control.lastInputBy,
       created_by: this.createdBy ?? null,
       transcript: this.spec.transcript,
+      shell_integration: this.shell.integration,
+      shell: this.shell.state(),
+      untrusted_marks: f ? f.untrustedMarks : this.shell.untrustedMarks,
     };
+  }
+
+  /**
+   * A reader asks about the session: look at the terminal now (whether its program waits for input, whether a
+   * detector's window may close), unless nothing happened since the last look.
+   */
+  lookAtTerminal(): void {
+    this.inputWatch.refresh();
   }
 
   /** Whether anything derived from output may be read now: the one secret-window read rule. */
@@ -220,6 +273,7 @@ export class Session {
    */
   async screen(actor: Actor, opts: ScreenOptions = {}): Promise<Result<Screen>> {
     void actor; // every role may read; the actor is here for the rule's sake and for scopes
+    this.lookAtTerminal();
     const before = this.readable();
     if (!before.ok) return before;
     await this.emulator.whenParsed();
@@ -251,6 +305,8 @@ export class Session {
         exit_signal: e?.signal ?? null,
         exit_reason: this.exitState?.reason ?? null,
         last_output_at: this.lastOutputAt?.toISOString() ?? null,
+        shell_integration: this.shell.integration,
+        shell: this.shell.state(),
       },
       withRaw,
       withHighlights,
@@ -275,8 +331,11 @@ export class Session {
     const result = this.tryInput(actor, bytes, opts.leaseId);
     if (result.ok) {
       this.control.accepted(actor);
+      this.inputWatch.poke();
       this.inputMarks.mark(this.seqBytes, this.emulator.markCursorLine(), this.emulator.cursorColumn, bytes.toString('utf8'));
       this.events.emit('inputAccepted', actor, source, bytes.length);
+      // After the input is announced: what it answered (input_resumed) follows it.
+      this.shell.noteInput(actor, bytes);
     } else this.events.emit('inputRejected', actor, source, result.error.code);
     return result;
   }
@@ -300,8 +359,17 @@ export class Session {
   /** Wait for text, a regex, quiet, a stable screen, a prompt or exit; see waitFor. Bounds are checked here. */
   async wait(actor: Actor, cond: WaitCondition, signal?: AbortSignal): Promise<Result<WaitOutcome>> {
     void actor;
+    this.lookAtTerminal();
     const checked = checkWaitCondition(cond);
     if (!checked.ok) return checked;
+    if (cond.prompt && !this.shell.tracker) {
+      return fail(
+        new TermError('no_shell_integration', `session "${this.id}" cannot report its prompt: its shell has no integration (${this.shell.integration})`, {
+          field: 'prompt',
+          hint: 'wait with a regex for the prompt instead, such as "[$#] ?$"',
+        }),
+      );
+    }
     const regex = cond.regex === undefined ? undefined : compileWaitRegex(cond.regex);
     if (regex && !regex.ok) return regex;
     let afterRow: (() => InputPoint) | undefined;
@@ -322,6 +390,34 @@ export class Session {
       afterRow = () => this.inputMarks.rowAt(seq) ?? { seq, row: -1, col: 0, typed: '' };
     }
     return waitFor(this, cond, regex?.value, signal, afterRow);
+  }
+
+  /**
+   * Type a command at the shell's prompt for an actor that may drive the session, and answer when it ends, needs
+   * input, or `timeout_ms` passes (it keeps running then); see commands.ts.
+   */
+  run(actor: Actor, req: RunCommandRequest, signal?: AbortSignal): Promise<Result<CommandResult>> {
+    const allowed = requireRole(actor, 'agent', 'running a command');
+    if (!allowed.ok) return Promise.resolve(allowed);
+    return runCommand(this, actor, req, signal);
+  }
+
+  /** A command by id, for an actor; with `waitMs`, a long poll until it ends or needs input. */
+  command(actor: Actor, id: string, opts: { waitMs?: number; maxOutputBytes?: number } = {}, signal?: AbortSignal): Promise<Result<CommandResult>> {
+    void actor; // every role may read what ran; the output is the same text the screen showed
+    return getCommand(this, id, opts, signal);
+  }
+
+  /** The last commands the shell ran, typed by anyone, oldest first. */
+  commands(actor: Actor): Result<CommandSummary[]> {
+    void actor;
+    return listCommands(this);
+  }
+
+  /** A page of a command's whole output, by byte offset. */
+  commandOutput(actor: Actor, id: string, offset?: number, limit?: number): Result<CommandOutputPage> {
+    void actor;
+    return commandOutput(this, id, offset, limit);
   }
 
   /** What changed since the screen served at `sinceSeq`, optionally waiting for a change; see changesSince. */
@@ -442,7 +538,14 @@ export class Session {
   /** Open a secret-input window; any actor may. Returns false if one was already open. */
   startSecret(actor: Actor, reason: string): boolean {
     if (!this.control.secret.start(actor, reason)) return false;
-    this.frozen = { seq: this.seqBytes, lastOutput: this.lastOutputAt, title: this.emulator.title, lastInputBy: this.control.lastInputBy };
+    this.frozen = {
+      seq: this.seqBytes,
+      lastOutput: this.lastOutputAt,
+      title: this.emulator.title,
+      lastInputBy: this.control.lastInputBy,
+      untrustedMarks: this.shell.untrustedMarks,
+    };
+    this.shell.secretOpened();
     this.events.emit('secretStarted', actor, reason);
     return true;
   }
@@ -457,7 +560,9 @@ export class Session {
     this.freshOutput = false;
     // Bytes from inside the window never entered the ring, so no resume may span it.
     this.ring.resetAt(this.seqBytes);
+    this.shell.secretClosed();
     this.events.emit('secretEnded', actor);
+    this.shell.releaseHeld();
     this.events.emit('parsed', this.parsedSeq);
     return ended;
   }
@@ -511,6 +616,8 @@ export class Session {
     this.audience.detachAll();
     this.control.dispose();
     this.inputMarks.dispose();
+    this.shell.dispose();
+    this.inputWatch.dispose();
     this.pty.dispose();
     this.emulator.dispose();
     this.ring.clear();

@@ -16,6 +16,7 @@ import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
 import { mayStartWithin, mayStoreRaw, requireRole, visible } from '../control/policy.js';
 import { validateSpec } from './validateSpec.js';
 import { applyProfile, type CommandPolicy } from './profiles.js';
+import { planShell } from '../shell/integration.js';
 
 /** First characters of session ids: letters other than "e" (which could make an id read as a number, "1e5"). */
 const ID_FIRST = 'abcdfghjkmnpqrstuvwxyz';
@@ -47,6 +48,8 @@ export interface SessionSpec {
   remove_on_exit?: boolean;
   /** Start this command profile of the runtime's (see profiles.ts) instead of a command of the caller's. */
   profile?: string;
+  /** Shell integration for bash, zsh and fish (prompts, commands, exit statuses); default true. */
+  shell_integration?: boolean;
 }
 
 export interface SessionManagerOptions {
@@ -110,6 +113,7 @@ export class SessionManager {
       transcript: spec.transcript ?? 'redacted',
       name: spec.name,
       remove_on_exit: spec.remove_on_exit ?? false,
+      shell_integration: spec.shell_integration ?? true,
     };
   }
 
@@ -147,12 +151,13 @@ export class SessionManager {
       );
     }
     const resolved = this.resolveSpec(spec);
-    const [file, ...args] = resolved.command;
+    const plan = planShell(resolved.command, resolved.env, resolved.shell_integration);
+    const [file, ...args] = plan.argv;
     const spawned = spawnPty({
       file: file!,
       args,
       cwd: resolved.cwd,
-      env: resolved.env,
+      env: plan.env,
       cols: resolved.cols,
       rows: resolved.rows,
       term: resolved.term,
@@ -164,6 +169,7 @@ export class SessionManager {
       spawned.value,
       { inputPolicy: spec.input_policy ?? this.defaults.inputPolicy, secretDetect: spec.secret_detect ?? this.defaults.secretDetect },
       actor,
+      plan,
     );
     this.sessions.set(session.id, session);
     session.events.on('exit', () => this.exited(session));

@@ -2,6 +2,7 @@
 import type { Actor } from '../control/actor.js';
 import type { Lease, ReleaseReason } from '../control/LeaseTable.js';
 import type { PtyExit } from '../pty/PtyProcess.js';
+import type { CommandRecord } from '../shell/ShellTracker.js';
 import type { AttachedClient } from './Audience.js';
 
 export type ExitReason = 'completed' | 'crashed' | 'closed';
@@ -19,6 +20,8 @@ export interface ResolvedSpec {
   transcript: 'off' | 'redacted' | 'raw';
   name: string | undefined;
   remove_on_exit: boolean;
+  /** Shell integration was asked for (the default); whether it is active depends on the program. */
+  shell_integration: boolean;
 }
 
 export type SessionEvents = {
@@ -44,6 +47,14 @@ export type SessionEvents = {
   secretEnded: [actor: Actor];
   /** Someone acted on the session in a way the audit trail keeps and no other event says with its actor. */
   audited: [actor: Actor, action: 'resized' | 'signalled' | 'session_ended' | 'session_removed', detail: Record<string, string | number>];
+  /** The shell's state changed (prompt, command, input needed): for waits. Not published while a window is open. */
+  shellChanged: [];
+  /** A command started (its C mark); held back while a secret-input window is open, like everything from output. */
+  commandStarted: [command: CommandRecord];
+  /** A command ended (its D mark); held back while a secret-input window is open. */
+  commandFinished: [command: CommandRecord];
+  /** The running command waits on the terminal (kernel evidence), or no longer does. */
+  inputNeeded: [command: CommandRecord | undefined, needed: boolean];
   /** The session is being freed; listeners should let go. */
   disposed: [];
 };

@@ -87,6 +87,7 @@ export function validateSpec(spec: SessionSpec): Result<SessionSpec> {
   if (spec.transcript !== undefined && !['off', 'redacted', 'raw'].includes(spec.transcript as string)) return bad('transcript', 'must be "off", "redacted" or "raw"');
   if (spec.secret_detect !== undefined && typeof spec.secret_detect !== 'boolean') return bad('secret_detect', 'must be true or false');
   if (spec.remove_on_exit !== undefined && typeof spec.remove_on_exit !== 'boolean') return bad('remove_on_exit', 'must be true or false');
+  if (spec.shell_integration !== undefined && typeof spec.shell_integration !== 'boolean') return bad('shell_integration', 'must be true or false');
   return ok(spec);
 }
 

@@ -11,6 +11,7 @@ import { regexMatcher } from '../regex/RegexMatcher.js';
 import { screenLines, textAfterRow } from '../snapshot/screen.js';
 import type { InputPoint } from './InputMarks.js';
 import type { Session } from './Session.js';
+import type { InputNeeded } from '../shell/ShellTracker.js';
 
 export interface WaitCondition {
   text?: string;
@@ -22,10 +23,14 @@ export interface WaitCondition {
   after_seq?: number;
   /** The same, for the last input anyone sent. */
   after_input?: boolean;
+  /** The shell is at its prompt with nothing typed (shell integration). */
+  prompt?: boolean;
+  /** The foreground program waits on the terminal for input (kernel evidence). */
+  input_needed?: boolean;
   timeout_ms: number;
 }
 
-export type WaitReason = 'text' | 'regex' | 'quiet' | 'stable' | 'exit' | 'timeout';
+export type WaitReason = 'text' | 'regex' | 'quiet' | 'stable' | 'exit' | 'prompt' | 'input_needed' | 'timeout';
 
 export interface WaitOutcome {
   matched: boolean;
@@ -33,6 +38,8 @@ export interface WaitOutcome {
   /** Present when the wait ended because the process exited. */
   exit_code?: number | null;
   exit_signal?: string | null;
+  /** Present when the wait ended because the program waits for input. */
+  input_needed?: InputNeeded;
   screen: Screen;
 }
 
@@ -53,6 +60,9 @@ export function checkWaitCondition(cond: WaitCondition): Result<void> {
     return badWait('regex', `must be 1 to ${Bounds.regexCharsMax} characters`);
   }
   if (cond.after_seq !== undefined && (!Number.isInteger(cond.after_seq) || cond.after_seq < 0)) return badWait('after_seq', 'must be a non-negative integer');
+  for (const f of ['prompt', 'input_needed', 'exit', 'after_input'] as const) {
+    if (cond[f] !== undefined && typeof cond[f] !== 'boolean') return badWait(f, 'must be true or false');
+  }
   return ok(undefined);
 }
 
@@ -94,6 +104,8 @@ export function waitFor(
         const screen = session.screenNow();
         const outcome: WaitOutcome = { matched, reason, screen };
         if (reason === 'exit') Object.assign(outcome, { exit_code: screen.exit_code, exit_signal: screen.exit_signal });
+        const needed = session.shell.inputNeeded;
+        if (reason === 'input_needed' && needed) outcome.input_needed = needed;
         resolve(ok(outcome));
       });
     };
@@ -127,9 +139,17 @@ export function waitFor(
       // The process ended and its last bytes are parsed: no later output can satisfy a screen condition.
       if (session.exited) return finish(false, 'exit');
     };
+    const shellMatch = (): WaitReason | undefined => {
+      const t = session.shell.tracker;
+      if (cond.prompt && t?.atPrompt && t.promptIsEmpty()) return 'prompt';
+      if (cond.input_needed && session.shell.inputNeeded) return 'input_needed';
+      return undefined;
+    };
     const check = () => {
       checkQueued = false;
       if (done) return;
+      const shell = shellMatch();
+      if (shell) return finish(true, shell);
       trackStable();
       if (cond.text === undefined && !regex) return afterScreen();
       const text = searchedText();
@@ -175,6 +195,7 @@ export function waitFor(
     // stream instead of queueing a check per PTY read.
     if (cond.text !== undefined || regex || cond.stable_ms !== undefined) cleanups.push(session.events.on('parsed', queueCheck));
     cleanups.push(session.events.on('exit', queueCheck));
+    if (cond.prompt || cond.input_needed) cleanups.push(session.events.on('shellChanged', queueCheck));
     cleanups.push(session.events.on('secretStarted', () => finish(false, 'timeout')));
     if (signal) {
       const onAbort = () => finish(false, 'timeout');

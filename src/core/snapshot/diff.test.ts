@@ -17,6 +17,8 @@ const screen = (lines: string[], over: Partial<Screen> = {}): Screen => ({
   exit_signal: null,
   exit_reason: null,
   last_output_at: null,
+  shell_integration: 'unsupported',
+  shell: { state: 'unknown', command_id: null, command: null, since: null, cwd: null, input_needed: null },
   ...over,
 });
 

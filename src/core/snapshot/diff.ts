@@ -37,6 +37,8 @@ export function diffScreens(sinceSeq: number, before: Screen | undefined, now: S
     before.title !== now.title ||
     !sameModes(before.modes, now.modes) ||
     before.exited !== now.exited ||
+    before.shell.state !== now.shell.state ||
+    before.shell.command_id !== now.shell.command_id ||
     // A selection moving through a menu changes only attributes; with highlights asked for, that is a change.
     (highlights !== undefined && JSON.stringify(before.highlights ?? null) !== JSON.stringify(highlights));
   return out;

@@ -1,7 +1,7 @@
 /**
  * Emulator state -> Screen, the structure every client reads. Pure apart from reading the emulator; no I/O.
  */
-import type { Screen } from '../../protocol/http.js';
+import type { Screen, ShellState } from '../../protocol/http.js';
 import type { Emulator } from '../emulator/Emulator.js';
 import { highlightsOf } from './styled.js';
 import { lineText, type XtermLine } from '../emulator/lineText.js';
@@ -13,6 +13,8 @@ export interface ProcessState {
   exit_signal: string | null;
   exit_reason: 'completed' | 'crashed' | 'closed' | null;
   last_output_at: string | null;
+  shell_integration: 'active' | 'off' | 'unsupported';
+  shell: ShellState;
 }
 
 /**
@@ -76,6 +78,8 @@ export function snapshotScreen(emu: Emulator, proc: ProcessState, withRaw = fals
     exit_signal: proc.exit_signal,
     exit_reason: proc.exit_reason,
     last_output_at: proc.last_output_at,
+    shell_integration: proc.shell_integration,
+    shell: proc.shell,
   };
   if (withRaw) screen.raw = emu.styledAnsi();
   if (withHighlights) screen.highlights = highlightsOf(emu);

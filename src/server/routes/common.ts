@@ -1,5 +1,5 @@
 /** Pieces every route file shares: dependencies, the id param, and unwrapping core results into replies. */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Result, Runtime, Session, SessionManager } from '../../core/index.js';
 import { actorOf } from '../auth.js';
 import { ErrorSchema, StringEnum } from '../../protocol/http.js';
@@ -33,6 +33,23 @@ export interface RouteDeps {
 export function unwrap<T>(result: Result<T>): T {
   if (!result.ok) throw result.error;
   return result.value;
+}
+
+/**
+ * Run a long wait in one of the daemon's wait slots, ended when the client hangs up, so abandoned waits hold no
+ * timers or listeners.
+ */
+export async function inWaitSlot<T>(deps: RouteDeps, reply: FastifyReply, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const release = unwrap(deps.slots.waits.take());
+  const abort = new AbortController();
+  const onClose = () => abort.abort();
+  reply.raw.once('close', onClose);
+  try {
+    return await fn(abort.signal);
+  } finally {
+    reply.raw.off('close', onClose);
+    release();
+  }
 }
 
 /**

@@ -15,7 +15,7 @@ const Query = Type.Object(
     format: Type.Optional(StringEnum(['json', 'asciicast'], { description: 'asciicast: the whole transcript as an asciicast file' })),
     version: Type.Optional(Type.Integer({ minimum: 2, maximum: 3, description: 'asciicast version: 3 (default) or 2 (asciinema 2.x)' })),
     idle_limit: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: CAST_IDLE_LIMIT_MAX_S, description: 'asciicast: cap every pause at this many seconds' })),
-    markers: Type.Optional(StringEnum(['1', 'true'], { description: 'asciicast: include markers ("m" events): where secret-input windows opened and closed' })),
+    markers: Type.Optional(StringEnum(['1', 'true'], { description: 'asciicast: include markers ("m" events): where secret-input windows opened and closed, where commands started and ended' })),
     audit: Type.Optional(StringEnum(['1', 'true'], { description: "asciicast: the session's audit trail as markers too (who attached, typed how many bytes, resized...); needs the human role" })),
   },
   { additionalProperties: false },

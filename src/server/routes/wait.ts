@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import { SessionIdParams, WaitBody, WaitResultSchema } from '../../protocol/http.js';
 import { actorOf } from '../auth.js';
-import { errors, sessionOf, unwrap, type RouteDeps } from './common.js';
+import { errors, inWaitSlot, sessionOf, unwrap, type RouteDeps } from './common.js';
 
 type IdParams = Static<typeof SessionIdParams>;
 
@@ -12,7 +12,7 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
     '/v1/sessions/:id/wait',
     {
       schema: {
-        summary: 'Wait (at most 60 s) for text, a regex, quiet output or exit; returns the screen either way',
+        summary: 'Wait (at most 60 s) for text, a regex, quiet output, the prompt, a program waiting for input, or exit; returns the screen either way',
         params: SessionIdParams,
         body: WaitBody,
         response: { 200: WaitResultSchema, ...errors(400, 404, 413, 423, 503) },
@@ -21,17 +21,7 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
     async (req, reply) => {
       const session = sessionOf(deps, req);
       const body = req.body as Static<typeof WaitBody>;
-      const release = unwrap(deps.slots.waits.take());
-      // A client that hangs up ends its wait, so abandoned waits hold no timers or listeners.
-      const abort = new AbortController();
-      const onClose = () => abort.abort();
-      reply.raw.once('close', onClose);
-      try {
-        return unwrap(await session.wait(actorOf(req), body, abort.signal));
-      } finally {
-        reply.raw.off('close', onClose);
-        release();
-      }
+      return inWaitSlot(deps, reply, async (signal) => unwrap(await session.wait(actorOf(req), body, signal)));
     },
   );
 }

@@ -1,0 +1,371 @@
+/**
+ * What an integrated shell is doing, from its trusted marks (marks.ts), and the commands it ran: at its prompt,
+ * running a command (which, since when), and each command's exit status, working directory and output
+ * (OutputCapture). The emulator hands the marks over while it parses them, so every position is exact.
+ *
+ * A command typed through the API is announced first (`expect`); the shell's C mark then starts it. A shell that
+ * ends the command without a C mark refused it: bash and zsh say so with a D mark (a syntax error), fish by drawing
+ * its prompt again with the line still in its editor.
+ */
+import type { Actor } from '../control/actor.js';
+import type { Emulator } from '../emulator/Emulator.js';
+import { Limits } from '../limits.js';
+import type { KnownShell } from './integration.js';
+import { parseCwd, parseMark, type ShellMark } from './marks.js';
+import { lineSegment, OutputCapture, type BufferPoint } from './OutputCapture.js';
+
+export type InputNeededKind = 'line' | 'password' | 'raw';
+
+export interface InputNeeded {
+  kind: InputNeededKind;
+  /** The cursor's line when the program began waiting. */
+  prompt: string;
+}
+
+export type CommandStatus = 'running' | 'input_needed' | 'exited';
+
+/** One command the shell ran, as termhost keeps it. */
+export interface CommandRecord {
+  id: string;
+  command: string;
+  /**
+   * Epoch ms: when termhost typed it, for a command sent through the API (so its duration is the caller's wait, from
+   * Enter to the D mark); when the C mark was parsed, for one a person typed.
+   */
+  startedAt: number;
+  endedAt: number | null;
+  exitCode: number | null;
+  cwd: string | null;
+  typedBy: Actor | null;
+  /** The program waits on the terminal for input (kernel evidence; see InputProbe), while it runs. */
+  inputNeeded: InputNeeded | null;
+  /**
+   * The shell refused the command without running it (no C mark): a syntax error. bash reports 2 for it; zsh leaves
+   * $? as the previous command set it and fish reports nothing, so their exit code is null.
+   */
+  rejected: boolean;
+  /** Set once the command ended; before that, read through `output()`. */
+  finalOutput: Buffer | null;
+  outputIncomplete: boolean;
+  /** The C mark came: the command is running (not only typed). */
+  started: boolean;
+  /** Stream offsets where its output started (just after its C mark) and ended (at its D mark), for transcripts. */
+  startSeq: number | null;
+  endSeq: number | null;
+  capture: OutputCapture | undefined;
+}
+
+export interface TrackerHooks {
+  /** The shell state changed: a prompt, a command started or ended, input needed or resumed. */
+  changed(): void;
+  started(rec: CommandRecord): void;
+  finished(rec: CommandRecord): void;
+}
+
+/** The command line as a person typed it is read from the screen; at most this much of it. */
+const COMMAND_LINE_CHARS_MAX = 4096;
+
+type Phase = 'starting' | 'prompt' | 'input' | 'running';
+
+export class ShellTracker {
+  private phase: Phase = 'starting';
+  private promptEnd: BufferPoint | undefined;
+  private current: CommandRecord | undefined;
+  /** Records, oldest first, at most Limits.commandsKept. */
+  private readonly records: CommandRecord[] = [];
+  private nextId = 1;
+  private keptOutputBytes = 0;
+  /** Who typed since the prompt was drawn: a command typed by exactly one actor is credited to them. */
+  private typists = new Map<string, Actor>();
+  /** OSC 7 is believed between a trusted D (or the start) and the next prompt: only the shell prints then. */
+  private cwdOpen = true;
+  cwd: string | null = null;
+  untrustedMarks = 0;
+  /** Epoch ms the state last changed. */
+  since = Date.now();
+
+  constructor(
+    private readonly emu: Emulator,
+    private readonly nonce: string,
+    readonly shell: KnownShell,
+    private readonly hooks: TrackerHooks,
+  ) {
+    emu.onShellEscape((ident, data) => (ident === 133 ? this.mark(data) : this.osc7(data)));
+    emu.watchTrims({
+      trimmed: (line) => this.current?.capture?.trimmed(line),
+      lost: (n) => this.current?.capture?.lost(n),
+    });
+  }
+
+  /** The running (or typed, not yet started) command. */
+  get running(): CommandRecord | undefined {
+    return this.current;
+  }
+
+  /** Drawn a prompt and waiting there, with nothing typed on it yet. */
+  get atPrompt(): boolean {
+    return this.phase === 'input' && !this.current;
+  }
+
+  get started(): boolean {
+    return this.phase !== 'starting';
+  }
+
+  /** Nothing typed after the prompt: the cursor is where the prompt ended. */
+  promptIsEmpty(): boolean {
+    const p = this.promptEnd;
+    if (!p || p.marker.isDisposed) return false;
+    const normal = this.emu.term.buffer.normal;
+    return !this.emu.altScreen && p.marker.line === normal.baseY + normal.cursorY && p.col === normal.cursorX;
+  }
+
+  /** Where the prompt ended and where the cursor is (buffer line, column): what promptIsEmpty compared. */
+  promptPosition(): { prompt_end: { line: number; col: number } | null; cursor: { line: number; col: number } } {
+    const p = this.promptEnd;
+    const normal = this.emu.term.buffer.normal;
+    return {
+      prompt_end: p && !p.marker.isDisposed ? { line: p.marker.line, col: p.col } : null,
+      cursor: { line: normal.baseY + normal.cursorY, col: normal.cursorX },
+    };
+  }
+
+  get state(): 'unknown' | 'at_prompt' | 'running' | 'input_needed' {
+    if (this.current) return this.current.inputNeeded ? 'input_needed' : 'running';
+    return this.phase === 'starting' ? 'unknown' : this.phase === 'running' ? 'running' : 'at_prompt';
+  }
+
+  list(): readonly CommandRecord[] {
+    return this.records;
+  }
+
+  get(id: string): CommandRecord | undefined {
+    return this.records.find((r) => r.id === id);
+  }
+
+  /** The output so far (running) or all of it (ended). */
+  output(rec: CommandRecord): Buffer {
+    if (rec.finalOutput) return rec.finalOutput;
+    return rec.capture ? rec.capture.snapshot() : Buffer.alloc(0);
+  }
+
+  /** Some of the command's output could not be kept. */
+  incomplete(rec: CommandRecord): boolean {
+    return rec.finalOutput ? rec.outputIncomplete : (rec.capture?.incomplete ?? false);
+  }
+
+  /** The typing of an expected command was refused: forget it. */
+  abandon(rec: CommandRecord): void {
+    if (this.current === rec) this.current = undefined;
+    const i = this.records.indexOf(rec);
+    if (i >= 0) this.records.splice(i, 1);
+    this.changed();
+  }
+
+  /** termhost is about to type `command` for `actor`: the next command the shell starts is this one. */
+  expect(command: string, actor: Actor): CommandRecord {
+    const rec = this.newRecord(command, { name: actor.name, kind: actor.kind });
+    this.current = rec;
+    this.changed();
+    return rec;
+  }
+
+  /** Input was accepted from `actor`. */
+  noteInput(actor: Actor): void {
+    if (this.phase === 'input' || this.phase === 'prompt') this.typists.set(`${actor.kind}:${actor.name}`, actor);
+  }
+
+  /** The kernel says the running command waits for input, or no longer does (null). */
+  setInputNeeded(needed: InputNeeded | null): void {
+    const rec = this.current;
+    if (!rec || !rec.started) return;
+    if ((rec.inputNeeded === null) === (needed === null) && (!needed || rec.inputNeeded?.kind === needed.kind)) return;
+    rec.inputNeeded = needed;
+    this.changed();
+  }
+
+  /** A secret-input window opened: the running command's output is frozen up to here. */
+  secretOpened(): void {
+    const at = this.emu.cursorMark();
+    if (at && this.current?.capture) this.current.capture.cut(at);
+    else at?.marker.dispose();
+  }
+
+  /** The window closed: the command's output resumes at the cursor. */
+  secretClosed(): void {
+    const at = this.emu.cursorMark();
+    if (at && this.current?.capture) this.current.capture.resume(at);
+    else at?.marker.dispose();
+  }
+
+  /** The shell itself ended (`exit 3` typed as a command): the command ends with the shell's status. */
+  processExited(code: number | null): void {
+    if (this.current) this.finish(code, undefined, this.emu.parsedOffset);
+  }
+
+  dispose(): void {
+    this.current?.capture?.dispose();
+    this.promptEnd?.marker.dispose();
+  }
+
+  private newRecord(command: string, typedBy: Actor | null): CommandRecord {
+    const rec: CommandRecord = {
+      id: `c${this.nextId++}`,
+      command,
+      startedAt: Date.now(),
+      endedAt: null,
+      exitCode: null,
+      cwd: this.cwd,
+      typedBy,
+      inputNeeded: null,
+      rejected: false,
+      finalOutput: null,
+      outputIncomplete: false,
+      started: false,
+      startSeq: null,
+      endSeq: null,
+      capture: undefined,
+    };
+    this.records.push(rec);
+    if (this.records.length > Limits.commandsKept) this.keptOutputBytes -= this.records.shift()!.finalOutput?.length ?? 0;
+    return rec;
+  }
+
+  private osc7(data: string): void {
+    if (!this.cwdOpen) {
+      this.untrustedMarks++;
+      return;
+    }
+    const cwd = parseCwd(data);
+    if (cwd !== undefined) this.cwd = cwd;
+  }
+
+  private mark(data: string): void {
+    const m = parseMark(data, this.nonce);
+    if (m === undefined) return;
+    if (m === 'untrusted') {
+      this.untrustedMarks++;
+      return;
+    }
+    this.apply(m, data);
+  }
+
+  private apply(m: ShellMark, data: string): void {
+    switch (m.kind) {
+      case 'A':
+        this.cwdOpen = false;
+        if (this.current?.started) this.finish(null, undefined, this.emu.escapeAt(133, data).start); // the D mark never came
+        else if (this.current && this.shell === 'fish') this.finish(null, this.emu.cursorMark(), this.emu.escapeAt(133, data).start); // refused
+        if (this.phase !== 'prompt' && this.phase !== 'input') this.typists.clear();
+        this.setPhase('prompt');
+        return;
+      case 'B':
+        this.promptEnd?.marker.dispose();
+        this.promptEnd = this.emu.cursorMark();
+        this.setPhase('input');
+        return;
+      case 'C':
+        // The output starts just after the C mark.
+        this.startCommand(this.emu.escapeAt(133, data).end);
+        return;
+      case 'D':
+        this.cwdOpen = true;
+        // The output ends just before the D mark.
+        if (this.current) this.finish(m.status, this.emu.cursorMark(), this.emu.escapeAt(133, data).start);
+        return;
+    }
+  }
+
+  private setPhase(phase: Phase): void {
+    if (this.phase === phase) return;
+    this.phase = phase;
+    this.changed();
+  }
+
+  private startCommand(seq: number): void {
+    const at = this.emu.cursorMark();
+    let rec = this.current;
+    if (rec?.started) return; // a second C (a nested shell's): the first command still runs
+    if (!rec) {
+      const typists = [...this.typists.values()];
+      rec = this.newRecord(this.typedLine(at), typists.length === 1 ? typists[0]! : null);
+      this.current = rec;
+    }
+    this.typists.clear();
+    rec.started = true;
+    rec.startSeq = seq;
+    rec.cwd = this.cwd;
+    if (at) rec.capture = new OutputCapture(this.emu, at, Limits.commandSpoolChars);
+    this.phase = 'running';
+    this.hooks.started(rec);
+    this.changed();
+  }
+
+  /** What was typed at the prompt: the screen from the prompt's end to where the output starts. */
+  private typedLine(at: BufferPoint | undefined): string {
+    const from = this.promptEnd;
+    if (!from || from.marker.isDisposed || !at) return '';
+    const lines: string[] = [];
+    for (let y = from.marker.line; y < at.marker.line; y++) {
+      const line = this.emu.normalBufferLine(y);
+      if (!line) break;
+      const text = lineSegment(line, y === from.marker.line ? from.col : 0);
+      if (line.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+      else lines.push(text);
+    }
+    return lines.join('\n').trim().slice(0, COMMAND_LINE_CHARS_MAX);
+  }
+
+  /**
+   * The command ended with `status` at `end` (its D mark). A typed command the shell never started (a syntax error)
+   * ends here too: its output is what the shell printed below the typed line. (fish refuses a line by drawing its
+   * prompt again; termhost typed the line, so the session clears it.)
+   */
+  private finish(status: number | null, end: BufferPoint | undefined, seq: number): void {
+    const rec = this.current!;
+    this.current = undefined;
+    if (!rec.started && end) {
+      const from = this.belowTypedLine();
+      if (from) rec.capture = new OutputCapture(this.emu, from, Limits.commandSpoolChars);
+      rec.rejected = true;
+      if (this.shell !== 'bash') status = null;
+    }
+    rec.exitCode = status;
+    rec.endedAt = Date.now();
+    rec.endSeq = seq;
+    rec.startSeq ??= rec.endSeq;
+    rec.inputNeeded = null;
+    rec.finalOutput = rec.capture ? rec.capture.finish(end) : Buffer.alloc(0);
+    rec.outputIncomplete = rec.capture?.incomplete ?? false;
+    rec.capture = undefined;
+    end?.marker.dispose();
+    this.keptOutputBytes += rec.finalOutput.length;
+    // Whole outputs are kept within a budget per session; the oldest go first (their records stay).
+    for (const old of this.records) {
+      if (this.keptOutputBytes <= Limits.commandOutputKeptBytes || old === rec) break;
+      if (old.finalOutput && old.finalOutput.length > 0) {
+        this.keptOutputBytes -= old.finalOutput.length;
+        old.finalOutput = Buffer.alloc(0);
+        old.outputIncomplete = true;
+      }
+    }
+    this.phase = 'prompt';
+    this.hooks.finished(rec);
+    this.changed();
+  }
+
+  /** The start of the line below the typed command line (and its wrapped continuation). */
+  private belowTypedLine(): BufferPoint | undefined {
+    const from = this.promptEnd;
+    if (!from || from.marker.isDisposed) return undefined;
+    let y = from.marker.line + 1;
+    while (this.emu.normalBufferLine(y)?.isWrapped) y++;
+    const normal = this.emu.term.buffer.normal;
+    const marker = this.emu.term.registerMarker(y - (normal.baseY + normal.cursorY));
+    return marker && { marker, col: 0 };
+  }
+
+  private changed(): void {
+    this.since = Date.now();
+    this.hooks.changed();
+  }
+}

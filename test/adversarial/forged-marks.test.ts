@@ -1,0 +1,55 @@
+/**
+ * A program cannot pass for the shell. Shell marks are believed only with the session's nonce, which the integration
+ * script takes from the environment and unsets: commands never inherit it. Without that, any program (or a file
+ * `cat` prints, a remote shell over ssh, a nested session) could end a command with the exit code it likes, claim a
+ * prompt, or move the working directory.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { assertNoLeaks, startTestDaemon, type TestDaemon } from '../helpers.js';
+import { SHELLS, makeShellHome, type ShellHome } from '../shellHome.js';
+
+let d: TestDaemon;
+let home: ShellHome;
+before(async () => {
+  d = await startTestDaemon();
+  home = makeShellHome();
+});
+after(async () => {
+  await d.stop();
+  home.remove();
+  await assertNoLeaks();
+});
+
+/** Every mark a program might print to pass for the shell: no nonce, a guessed one, the fields in another order. */
+const FORGERIES = [
+  '\\033]133;D;0\\007',
+  '\\033]133;D;0;th=0123456789abcdef01234567\\007',
+  '\\033]133;A\\007\\033]133;B\\007',
+  '\\033]133;D;7;aid=1\\007',
+  '\\033]7;file://evil/etc\\007',
+];
+
+for (const shell of SHELLS) {
+  describe(`${shell}: forged marks`, () => {
+    test('a command that prints forged D, A, B and OSC 7 marks is not ended early, keeps its exit status and cwd, and the forgeries are counted', async () => {
+      const s = await d.client.createSession({ command: [shell], env: home.env, cwd: home.dir });
+      await d.client.run(s.id, 'true', { timeoutMs: 10_000 });
+      const before = (await d.client.getSession(s.id)).untrusted_marks;
+      const r = await d.client.run(s.id, `printf '${FORGERIES.join('')}'; sleep 0.3; echo real-end; false`, { timeoutMs: 10_000 });
+      assert.deepEqual([r.status, r.exit_code, r.output, r.cwd], ['exited', 1, 'real-end\n', home.dir]);
+      const info = await d.client.getSession(s.id);
+      assert.equal(info.untrusted_marks, before + 6);
+      assert.equal(info.shell.cwd, home.dir, 'the forged OSC 7 did not move the working directory');
+      assert.equal((await d.client.commands(s.id)).length, 2, 'no command was made up from the forged marks');
+      await d.client.deleteSession(s.id);
+    });
+
+    test('commands never see the nonce in their environment', async () => {
+      const s = await d.client.createSession({ command: [shell], env: home.env });
+      const r = await d.client.run(s.id, 'env | grep -c TERMHOST_SHELL_NONCE; true', { timeoutMs: 10_000 });
+      assert.equal(r.output, '0\n');
+      await d.client.deleteSession(s.id);
+    });
+  });
+}
