@@ -112,6 +112,10 @@ test('two own-scoped agents cannot see, wait on, attach to, read or end each oth
     ['lease', (id) => b.acquireLease(id, 'shared', 5000)],
     ['secret state', (id) => b.secretInput(id)],
     ['secret start', (id) => b.secretAction(id, 'start', 'x')],
+    ['run', (id) => b.run(id, 'echo from-b', { timeoutMs: 100 })],
+    ['commands', (id) => b.commands(id)],
+    ['command', (id) => b.command(id, 'c1')],
+    ['command output', (id) => b.commandOutput(id, 'c1')],
     ['transcript', (id) => b.transcript(id)],
     ['cast', (id) => b.transcriptCast(id)],
   ];
@@ -247,6 +251,7 @@ test('MCP over /mcp with an own-scoped token: session_list, tools and screen res
       ['send', { session: other.id, input: [{ text: 'x' }] }],
       ['wait_for', { session: other.id, text: 'x', timeout_ms: 100 }],
       ['session_kill', { session: other.id }],
+      ['run', { session: other.id, command: 'echo x', timeout_ms: 100 }],
       ['resize', { session: other.id, cols: 30, rows: 10 }],
     ] as const) {
       const r = await client.callTool({ name, arguments: args });
