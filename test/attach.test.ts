@@ -8,6 +8,7 @@ import xtermHeadless from '@xterm/headless';
 import net from 'node:net';
 import WebSocket from 'ws';
 import { AttachClient } from '../src/client/AttachClient.js';
+import { rawHttp } from './adversarial/rawHttp.js';
 import { assertNoLeaks, attachTo, hex, nextMatching, rawRequest, startProbe, startTestDaemon, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
@@ -233,7 +234,13 @@ test('the upgrade is refused for a query string, a foreign Origin, Origin null, 
   assert.equal((await upgrade('/v1/sessions/ffffffff/attach', { authorization: `Bearer ${d.token}` })).status, 404);
   // Without a header nobody is known before the upgrade: an unknown session is told apart only after the auth frame
   // (4004), so a tokenless caller cannot probe for ids.
-  assert.equal((await upgrade('/v1/sessions/ffffffff/attach')).status, 101);
+  const tokenless = await rawHttp(
+    d.address,
+    'GET /v1/sessions/ffffffff/attach HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+    '',
+    1000,
+  );
+  assert.equal(tokenless.status, 101);
   const unknown = attachTo(d, 'ffffffff', { token: d.token });
   const closed = await nextMatching(unknown, 'closed');
   assert.equal(closed.code, 4004);
