@@ -10,7 +10,8 @@
  * Both drive the same shell with the same keys; both are scripted to be exactly as smart (the tmux driver also looks
  * only below the line it typed on, so neither is fooled by an echo). Every task is checked afterwards (a file's
  * contents, git's index, the program's answer): a task that does not finish right is a failure, not a figure.
- * Run alone with `node --import tsx bench/agentTasks.ts`; `npm run bench` runs it too.
+ * Run alone with `node --import tsx bench/agentTasks.ts`; `npm run bench` runs it too. AGENT_TASKS_ONLY=WORD runs the
+ * tasks whose name holds WORD; AGENT_TASKS_SHOW=1 prints what each driver's agent reads.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,6 +28,8 @@ import { TmuxServer } from './tmux.js';
 
 /** How often the tmux driver looks at the pane while it waits: what an agent's "sleep 0.5; capture" loop does. */
 export const POLL_MS = 500;
+/** AGENT_TASKS_SHOW=1: print every tool answer to stderr, to see what each driver's agent reads. */
+const SHOW = process.env.AGENT_TASKS_SHOW === '1';
 /** Any single wait in a task gives up after this long. */
 const STEP_TIMEOUT_MS = 20_000;
 const COLS = 100;
@@ -72,6 +75,7 @@ class TermhostDriver implements Driver {
     const r = (await this.client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
     const text = r.content.map((c) => c.text ?? '').join('\n');
     this.bytes += Buffer.byteLength(text);
+    if (SHOW) process.stderr.write(`--- termhost ${name} (${Buffer.byteLength(text)} bytes)\n${text}\n`);
     if (r.isError) throw new Error(`${name}: ${text}`);
     return { text, structured: r.structuredContent ?? {} };
   }
@@ -138,6 +142,7 @@ class TmuxDriver implements Driver {
     this.calls++;
     const out = await this.tmux.run(...args);
     this.bytes += Buffer.byteLength(out);
+    if (SHOW) process.stderr.write(`--- tmux ${args[0]} (${Buffer.byteLength(out)} bytes)\n${out}\n`);
     return out;
   }
 
@@ -375,7 +380,7 @@ export async function measureAgentTasks(log: (m: string) => void = () => {}): Pr
   try {
     let n = 0;
     for (const scenario of ['in use', 'fresh'] as const) {
-      for (const task of TASKS) {
+      for (const task of TASKS.filter((t) => t.name.includes(process.env.AGENT_TASKS_ONLY ?? ''))) {
         log(`agent task (${scenario} terminal): ${task.name}`);
         const th = await runOne(task, new TermhostDriver(), root, scenario);
         const tm = await runOne(task, new TmuxDriver(tmux, n++), root, scenario);

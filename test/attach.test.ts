@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import xtermHeadless from '@xterm/headless';
-import net from 'node:net';
 import WebSocket from 'ws';
 import { AttachClient } from '../src/client/AttachClient.js';
 import { rawHttp } from './adversarial/rawHttp.js';
-import { assertNoLeaks, attachTo, hex, nextMatching, rawRequest, startProbe, startTestDaemon, waitText, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, attachTo, hex, nextMatching, rawRequest, serverFrames, startProbe, startTestDaemon, stuckClient, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
 before(async () => {
@@ -274,61 +273,6 @@ test('a peer that stops answering pings is dropped', async () => {
   assert.equal(code, 4009);
   await d.client.deleteSession(s.id, 'KILL');
 });
-
-/**
- * A WebSocket client that completes the handshake, authenticates, and then never reads again: the socket's receive
- * buffers fill and the server's queue for it grows. (The ws library resumes a paused socket by itself, so a slow
- * client has to be written by hand.)
- */
-/** Unmasked frames as a server sends them, in order; a frame cut off at the end of the bytes is left out. */
-function serverFrames(bytes: Buffer): Array<{ opcode: number; payload: Buffer }> {
-  const frames: Array<{ opcode: number; payload: Buffer }> = [];
-  let at = 0;
-  while (at + 2 <= bytes.length) {
-    let len = bytes[at + 1]! & 0x7f;
-    let head = 2;
-    if (len === 126) {
-      if (at + 4 > bytes.length) break;
-      len = bytes.readUInt16BE(at + 2);
-      head = 4;
-    } else if (len === 127) {
-      if (at + 10 > bytes.length) break;
-      len = Number(bytes.readBigUInt64BE(at + 2));
-      head = 10;
-    }
-    if (at + head + len > bytes.length) break;
-    frames.push({ opcode: bytes[at]! & 0x0f, payload: bytes.subarray(at + head, at + head + len) });
-    at += head + len;
-  }
-  return frames;
-}
-
-function stuckClient(d: TestDaemon, path: string): Promise<net.Socket> {
-  const [host, port] = [d.address.slice(0, d.address.lastIndexOf(':')), Number(d.address.slice(d.address.lastIndexOf(':') + 1))];
-  return new Promise((resolve, reject) => {
-    const sock = net.connect({ host, port }, () => {
-      sock.write(
-        `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
-          `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${d.token}\r\n\r\n`,
-      );
-    });
-    let head = '';
-    const onData = (chunk: Buffer) => {
-      head += chunk.toString('latin1');
-      if (!head.includes('\r\n\r\n')) return;
-      sock.off('data', onData);
-      if (!head.startsWith('HTTP/1.1 101')) return reject(new Error(head));
-      const payload = Buffer.from(JSON.stringify({ kind: 'auth' }));
-      const mask = Buffer.from([1, 2, 3, 4]);
-      const masked = Buffer.from(payload.map((b, i) => b ^ mask[i % 4]!));
-      sock.write(Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]));
-      sock.pause();
-      resolve(sock);
-    };
-    sock.on('data', onData);
-    sock.on('error', reject);
-  });
-}
 
 test('a slow client is disconnected while another keeps receiving at full speed', async () => {
   // Its own daemon with the default 30 s ping, so the stuck client is dropped for its backlog, not for missed pongs.

@@ -7,6 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -336,5 +337,60 @@ export function runBin(args: string[], opts: { env?: Record<string, string | und
       resolve({ code, signal, stdout, stderr });
     });
     child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** Unmasked frames as a server sends them, in order; a frame cut off at the end of the bytes is left out. */
+export function serverFrames(bytes: Buffer): Array<{ opcode: number; payload: Buffer }> {
+  const frames: Array<{ opcode: number; payload: Buffer }> = [];
+  let at = 0;
+  while (at + 2 <= bytes.length) {
+    let len = bytes[at + 1]! & 0x7f;
+    let head = 2;
+    if (len === 126) {
+      if (at + 4 > bytes.length) break;
+      len = bytes.readUInt16BE(at + 2);
+      head = 4;
+    } else if (len === 127) {
+      if (at + 10 > bytes.length) break;
+      len = Number(bytes.readBigUInt64BE(at + 2));
+      head = 10;
+    }
+    if (at + head + len > bytes.length) break;
+    frames.push({ opcode: bytes[at]! & 0x0f, payload: bytes.subarray(at + head, at + head + len) });
+    at += head + len;
+  }
+  return frames;
+}
+
+/**
+ * A WebSocket client that completes the handshake, authenticates, and then never reads again: the socket's receive
+ * buffers fill and the server's queue for it grows. (The ws library resumes a paused socket by itself, so a slow
+ * client has to be written by hand.)
+ */
+export function stuckClient(d: TestDaemon, path: string): Promise<net.Socket> {
+  const [host, port] = [d.address.slice(0, d.address.lastIndexOf(':')), Number(d.address.slice(d.address.lastIndexOf(':') + 1))];
+  return new Promise((resolve, reject) => {
+    const sock = net.connect({ host, port }, () => {
+      sock.write(
+        `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+          `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${d.token}\r\n\r\n`,
+      );
+    });
+    let head = '';
+    const onData = (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      sock.off('data', onData);
+      if (!head.startsWith('HTTP/1.1 101')) return reject(new Error(head));
+      const payload = Buffer.from(JSON.stringify({ kind: 'auth' }));
+      const mask = Buffer.from([1, 2, 3, 4]);
+      const masked = Buffer.from(payload.map((b, i) => b ^ mask[i % 4]!));
+      sock.write(Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]));
+      sock.pause();
+      resolve(sock);
+    };
+    sock.on('data', onData);
+    sock.on('error', reject);
   });
 }

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import WebSocket from 'ws';
 import { TermhostClient, TermhostError, type SessionInfo } from '../src/client/TermhostClient.js';
+import { ALIS_SUBPROTOCOL } from '../src/protocol/alis.js';
 import { assertNoLeaks, attachTo, nextMatching, rawRequest, runBin, sse, startTestDaemon, until, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
@@ -138,6 +140,10 @@ test('two own-scoped agents cannot see, wait on, attach to, read or end each oth
     headers: { authorization: `Bearer ${tokens['ci-b']}`, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
   });
   assert.equal(upgrade.status, 404);
+  // The asciinema live stream is the same door: B's auth frame meets a missing session.
+  const alis = new WebSocket(`ws://${d.address}/v1/sessions/${mine.id}/alis`, ALIS_SUBPROTOCOL, { headers: { host: 'localhost' } });
+  alis.on('open', () => alis.send(JSON.stringify({ kind: 'auth', token: tokens['ci-b'] })));
+  assert.equal(await new Promise<number>((resolve) => alis.on('close', (code) => resolve(code))), 4004);
   // An attach token A minted does not open B's way in either: it is A's, for A's session only.
   const grant = await a.mintAttachToken(mine.id, 'viewer');
   const viaGrant = attachTo(d, mine.id, { token: grant.token });

@@ -3,7 +3,8 @@
  * `npm run build`. Everything the page loads is in the bundle: nothing comes from the network at run time.
  *
  * xterm.js is its own entry (assets/xterm.js), imported dynamically by the app, so that when it fails to load the
- * page can fall back to its DOM renderer instead of failing whole.
+ * page can fall back to its DOM renderer instead of failing whole. alis-driver.js is an entry of its own too: pages
+ * that embed asciinema-player copy it (or load it from here) to play a session's live stream.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +21,8 @@ await esbuild.build({
   entryPoints: {
     app: path.join(root, 'src', 'main.ts'),
     xterm: path.join(root, 'src', 'xtermView.ts'),
+    // Not loaded by the app: the adaptor that plays a live stream in asciinema-player (docs/protocol.md).
+    'alis-driver': path.join(root, 'src', 'alisDriver.ts'),
     style: path.join(root, 'src', 'styles.css'),
   },
   outdir: path.join(out, 'assets'),

@@ -8,6 +8,7 @@ import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import { TermError, type Runtime } from '../core/index.js';
 import { MAX_FRAME_BYTES } from '../protocol/attach.js';
+import { ALIS_SUBPROTOCOL } from '../protocol/alis.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_ATTACH_SETTINGS, type AttachSettings } from './attach/AttachConnection.js';
 import { AttachTokens } from './attachTokens.js';
@@ -210,7 +211,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     },
   });
   // Frames over 1 MiB are refused by ws itself, before they are buffered whole or parsed (close code 1009).
-  await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
+  await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES, handleProtocols: chooseSubprotocol } });
 
   const revocations = new Revocations(opts.tokens);
   const slots = {
@@ -281,4 +282,14 @@ function logLifecycle(app: FastifyInstance, runtime: Runtime): void {
     off();
     done();
   });
+}
+
+/**
+ * The subprotocol a WebSocket upgrade gets. The live stream speaks ALiS and says so when asked (asciinema-player
+ * offers several and plays whichever the server picks); a client that offers ALiS no protocol it can have is told
+ * none, and a browser then refuses the socket. Other sockets keep ws's default, the first offered.
+ */
+function chooseSubprotocol(offered: Set<string>, req: { url?: string }): string | false {
+  if (/\/alis$/.test(req.url ?? '')) return offered.has(ALIS_SUBPROTOCOL) ? ALIS_SUBPROTOCOL : false;
+  return offered.values().next().value ?? false;
 }

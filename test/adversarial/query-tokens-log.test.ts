@@ -50,9 +50,12 @@ test('credentials in query strings never reach the log, whatever the answer', as
     await rawRequest(d.address, { method: 'POST', path, headers: { ...auth, 'content-type': 'application/json' }, body: '{"broken' });
   }
   // The attach socket, with the token where it must never go: refused before the upgrade, and as a plain GET.
-  const attachPath = `/v1/sessions/${s.id}/attach?token=${secrets.attach}`;
-  await rawHttp(d.address, `GET ${attachPath} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==`);
-  await rawRequest(d.address, { path: attachPath, headers: auth });
+  // So is the live stream (ALiS), which asciinema-player's own driver would open with the token in its URL.
+  for (const socket of ['attach', 'alis']) {
+    const socketPath = `/v1/sessions/${s.id}/${socket}?token=${secrets.attach}`;
+    await rawHttp(d.address, `GET ${socketPath} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==`);
+    await rawRequest(d.address, { path: socketPath, headers: auth });
+  }
   // A request the HTTP parser refuses (clientError): its raw bytes carry the query.
   await rawHttp(d.address, `GET /v1/sessions?token=${secrets.token} HTTP/1.1\r\nHost: localhost\r\nBad Header: x`);
   // A request target with a fragment.

@@ -28,6 +28,10 @@ export function variants(p: string, id: string): string[] {
     `${p}%2Fattach`,
     `${p}%2F..%2F..%2Fhealth`,
     `${p}%23/attach`,
+    // The live stream authenticates itself too: the same tricks with its path.
+    `${p}#/alis`,
+    `${p};/alis`,
+    `${p}%2Falis`,
     `/${p}`,
     p.replace(/\//g, '//'),
     `/.${p}`,

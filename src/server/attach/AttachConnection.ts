@@ -5,6 +5,7 @@
 import type { WebSocket } from 'ws';
 import { renderFrame, repaint, type Actor, type AttachedClient, type Session } from '../../core/index.js';
 import type { Revocations } from '../Revocations.js';
+import { closeSocket, keepAlive, sendBounded } from './liveSocket.js';
 import {
   CloseCode,
   decodeClientFrame,
@@ -66,7 +67,6 @@ export class AttachConnection {
   private view: View = 'stream';
   private client: AttachedClient | undefined;
   private readonly cleanups: Array<() => void> = [];
-  private missedPongs = 0;
   private renderTimer: NodeJS.Timeout | undefined;
   private clientSize: { cols: number; rows: number } | undefined;
   /** Stream offset the client has been sent up to, so live chunks are never duplicated or skipped. */
@@ -85,7 +85,6 @@ export class AttachConnection {
     this.cleanups.push(() => clearTimeout(authTimer));
     ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
     ws.on('close', () => this.teardown());
-    ws.on('pong', () => (this.missedPongs = 0));
   }
 
   private onMessage(data: Buffer, isBinary: boolean): void {
@@ -149,12 +148,7 @@ export class AttachConnection {
       ev.on('exit', () => this.sendExitAndClose()),
       ev.on('disposed', () => this.sendExitAndClose()),
     );
-    const ping = setInterval(() => {
-      if (this.missedPongs >= 2) return this.close(CloseCode.unresponsive, 'missed two pings');
-      this.missedPongs++;
-      this.ws.ping();
-    }, this.settings.pingIntervalMs);
-    this.cleanups.push(() => clearInterval(ping));
+    this.cleanups.push(keepAlive(this.ws, this.settings.pingIntervalMs, () => this.close(CloseCode.unresponsive, 'missed two pings')));
 
     this.join(auth.since_seq);
   }
@@ -247,21 +241,14 @@ export class AttachConnection {
   }
 
   private sendEncoded(data: Buffer | string, binary: boolean): void {
-    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return;
-    if (this.ws.bufferedAmount > this.settings.maxBufferedBytes) {
-      this.close(CloseCode.slowConsumer, `client fell more than ${this.settings.maxBufferedBytes} bytes behind; reattach to resume`);
-      return;
-    }
-    this.ws.send(data, { binary });
+    if (this.state === 'closed') return;
+    sendBounded(this.ws, data, binary, this.settings.maxBufferedBytes, (code, reason) => this.close(code, reason));
   }
 
   private close(code: number, reason: string): void {
     if (this.state === 'closed') return;
     this.teardown();
-    // Close reasons are limited to 123 bytes by the WebSocket protocol.
-    this.ws.close(code, reason.slice(0, 120));
-    // A peer that does not complete the closing handshake is cut off.
-    setTimeout(() => this.ws.terminate(), 2000).unref();
+    closeSocket(this.ws, code, reason);
   }
 
   private teardown(): void {
