@@ -82,7 +82,10 @@ test('event streams: past the cap GET /v1/events is 503 connection_limit; a clos
 });
 
 test('waits and long polls share one cap; a wait that ends or is abandoned frees its slot', async () => {
-  const s = await d.client.createSession({ command: ['cat'] });
+  // Not cat: a program reading the terminal is reported as waiting for input about 100 ms after it starts, and that
+  // change of state ends a long poll begun after the screen read (on a loaded machine the poll started late).
+  // sleep reads nothing; the kernel still echoes what is typed.
+  const s = await d.client.createSession({ command: ['sleep', '120'] });
   const screen = await d.client.screen(s.id);
   const waiting = d.client.wait(s.id, { text: 'never-printed', timeout_ms: 60_000 });
   const polling = rawRequest(d.address, { path: `/v1/sessions/${s.id}/screen?since_seq=${screen.seq}&wait_ms=60000`, headers: { authorization: `Bearer ${d.token}` } });

@@ -59,6 +59,8 @@ async function vimScenario(client: Client, dir: string) {
   const ready = await ok(client, 'wait_for', { session: id, text: 'notes.txt', timeout_ms: 10_000 });
   assert.equal(ready.structuredContent!.matched, true);
   assert.match(text(ready), /full-screen app \(alternate screen\)/, 'alternate screen mentioned because it matters');
+  // vim writes the file name on its last row before it puts the cursor back on the first: let it finish drawing.
+  await ok(client, 'wait_for', { session: id, stable_ms: 300, timeout_ms: 10_000 });
   const full = await ok(client, 'read_screen', { session: id });
   assert.match(text(full), /^>\s*0$/m, 'cursor row marked on an empty first row');
   assert.equal(full.structuredContent!.lines.length, 12);

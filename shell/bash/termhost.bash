@@ -6,6 +6,13 @@
 # Every mark carries the session's nonce, read once from the environment and unset, so no program started from this
 # shell inherits it and a program that prints a mark is not believed.
 
+# The nonce leaves the environment before the user's files run: a program they start (an agent, a prompt tool's
+# daemon) would otherwise inherit it.
+if [ -n "${TERMHOST_SHELL_NONCE-}" ]; then
+  __termhost_pending_nonce=$TERMHOST_SHELL_NONCE
+  unset TERMHOST_SHELL_NONCE
+fi
+
 if [ -n "${TERMHOST_SHELL_LOGIN-}" ]; then
   # A login shell: what bash reads with --login, which --rcfile would otherwise skip.
   unset TERMHOST_SHELL_LOGIN
@@ -19,9 +26,9 @@ elif [ -r ~/.bashrc ]; then
   . ~/.bashrc
 fi
 
-if [ -n "${TERMHOST_SHELL_NONCE-}" ] && [ -z "${__termhost_nonce-}" ]; then
-  __termhost_nonce=$TERMHOST_SHELL_NONCE
-  unset TERMHOST_SHELL_NONCE
+if [ -n "${__termhost_pending_nonce-}" ] && [ -z "${__termhost_nonce-}" ]; then
+  __termhost_nonce=$__termhost_pending_nonce
+  unset __termhost_pending_nonce
 
   # Commands termhost types start with a space; they stay out of the history.
   case ":${HISTCONTROL-}:" in
@@ -39,18 +46,14 @@ if [ -n "${TERMHOST_SHELL_NONCE-}" ] && [ -z "${__termhost_nonce-}" ]; then
 
   __termhost_status() { return "$1"; }
 
-  __termhost_cwd() {
-    local p=${PWD//%/%25}
+  # The D mark and the working directory go out in one write, which the terminal keeps whole: termhost believes an
+  # OSC 7 only right after a trusted D, and no other program can slip one in between.
+  __termhost_precmd() {
+    local s=$? __termhost_pc p=${PWD//%/%25}
     p=${p//$'\a'/%07}
     p=${p//$'\e'/%1B}
     p=${p//$'\n'/%0A}
-    printf '\e]7;file://%s%s\a' "${HOSTNAME-}" "$p"
-  }
-
-  __termhost_precmd() {
-    local s=$? __termhost_pc
-    printf '\e]133;D;%s;th=%s\a' "$s" "$__termhost_nonce"
-    __termhost_cwd
+    printf '\e]133;D;%s;th=%s\a\e]7;file://%s%s\a' "$s" "$__termhost_nonce" "${HOSTNAME-}" "$p"
     for __termhost_pc in "${__termhost_user_pc[@]}"; do
       __termhost_status "$s"
       eval "$__termhost_pc"

@@ -14,17 +14,17 @@ if status is-interactive; and set -q TERMHOST_SHELL_NONCE; and not set -q __term
     end
 
     function __termhost_cwd
-        set -l p (string replace -a % %25 -- $PWD | string replace -a \a %07 | string replace -a \e %1B | string replace -a \n %0A)
-        printf '\e]7;file://%s%s\a' (prompt_hostname) "$p"
+        string replace -a % %25 -- $PWD | string replace -a \a %07 | string replace -a \e %1B | string replace -a \n %0A
     end
 
+    # The D mark and the working directory go out in one write, which the terminal keeps whole: termhost believes an
+    # OSC 7 only right after a trusted D (or before the first prompt), and no other program can slip one in between.
     function __termhost_postexec --on-event fish_postexec
         set -l s $status
-        printf '\e]133;D;%s;th=%s\a' $s $__termhost_nonce
-        __termhost_cwd
+        printf '\e]133;D;%s;th=%s\a\e]7;file://%s%s\a' $s $__termhost_nonce (prompt_hostname) (__termhost_cwd)
     end
     # The directory it starts in, before the first prompt.
-    __termhost_cwd
+    printf '\e]7;file://%s%s\a' (prompt_hostname) (__termhost_cwd)
 
     # The user's prompt, wrapped: A before it, B after it, and its own $status as the command left it.
     functions -q fish_prompt

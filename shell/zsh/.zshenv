@@ -8,10 +8,13 @@ else
   unset ZDOTDIR
 fi
 typeset -g __termhost_dir=${${(%):-%x}:A:h}
+# The nonce leaves the environment before the user's .zshenv runs: a program it starts would otherwise inherit it.
+typeset -g __termhost_pending_nonce=${TERMHOST_SHELL_NONCE-}
+unset TERMHOST_SHELL_NONCE
 if [[ -r ${ZDOTDIR:-$HOME}/.zshenv ]]; then
   source ${ZDOTDIR:-$HOME}/.zshenv
 fi
-if [[ -o interactive && -n ${TERMHOST_SHELL_NONCE-} ]]; then
+if [[ -o interactive && -n $__termhost_pending_nonce ]]; then
   source $__termhost_dir/termhost.zsh
 fi
-unset __termhost_dir
+unset __termhost_dir __termhost_pending_nonce

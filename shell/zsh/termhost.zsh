@@ -2,21 +2,21 @@
 #
 # The shell reports its prompts and commands with FinalTerm marks (OSC 133): A prompt start, B prompt end (input
 # starts), C output starts, D;<status> the command ended, and the working directory (OSC 7). Every mark carries the
-# session's nonce, read once from the environment and unset, so no program started from this shell inherits it and a
-# program that prints a mark is not believed.
-typeset -g __termhost_nonce=$TERMHOST_SHELL_NONCE
-unset TERMHOST_SHELL_NONCE
+# session's nonce, which .zshenv took from the environment and unset before the user's files ran, so no program
+# started from this shell inherits it and a program that prints a mark is not believed.
+typeset -g __termhost_nonce=$__termhost_pending_nonce
 # Commands termhost types start with a space; they stay out of the history.
 setopt HIST_IGNORE_SPACE
 
+# The D mark and the working directory go out in one write, which the terminal keeps whole: termhost believes an
+# OSC 7 only right after a trusted D, and no other program can slip one in between.
 __termhost_precmd() {
   local s=$?
-  builtin printf '\e]133;D;%s;th=%s\a' $s $__termhost_nonce
   local p=${PWD//\%/%25}
   p=${p//$'\a'/%07}
   p=${p//$'\e'/%1B}
   p=${p//$'\n'/%0A}
-  builtin printf '\e]7;file://%s%s\a' ${HOST-} $p
+  builtin printf '\e]133;D;%s;th=%s\a\e]7;file://%s%s\a' $s $__termhost_nonce ${HOST-} $p
   return $s
 }
 

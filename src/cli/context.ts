@@ -59,10 +59,14 @@ export function printJson(io: Io, value: unknown): void {
 
 /**
  * Rows as tab-separated lines; on a terminal the header comes first. Fields never contain a tab or a newline (they
- * are replaced by spaces), so `cut -f` and `while read` see one row per line.
+ * are replaced by spaces), so `cut -f` and `while read` see one row per line, nor any other control character: cells
+ * hold what other callers wrote (an agent's command line, a session's argv, a reported directory), whose controls
+ * would be escape sequences for the terminal of whoever lists them (OSC 52 writes the clipboard), so they print as
+ * `\xHH`.
  */
 export function printTable(io: Io, header: string[], rows: string[][]): void {
-  const clean = (s: string) => s.replace(/[\t\r\n]/g, ' ');
+  const clean = (s: string) =>
+    s.replace(/[\t\r\n]/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   const lines = rows.map((r) => r.map(clean).join('\t'));
   if (io.outIsTTY) lines.unshift(header.join('\t'));
   io.out(lines.map((l) => `${l}\n`).join(''));

@@ -12,6 +12,7 @@ import type { Actor } from '../control/actor.js';
 import type { Emulator } from '../emulator/Emulator.js';
 import type { Emitter } from '../events/Emitter.js';
 import type { ShellPlan, ShellIntegration } from '../shell/integration.js';
+import { SECRET_PLACEHOLDER } from '../shell/OutputCapture.js';
 import { ShellTracker, type CommandRecord, type InputNeeded } from '../shell/ShellTracker.js';
 import type { SessionEvents } from './types.js';
 
@@ -86,6 +87,9 @@ export class SessionShell {
 
   /** The kernel's verdict (see InputProbe): what the program waits for, or null. */
   setInputNeeded(needed: InputNeeded | null): void {
+    // The prompt is the cursor's line: inside a window that is the window's text (what a program printed, what a
+    // person typed with echo on), so readers learn only that the program waits, and how.
+    if (needed && this.frozen) needed = { ...needed, prompt: SECRET_PLACEHOLDER };
     const was = this.waiting;
     if ((was === null && needed === null) || (was && needed && was.kind === needed.kind)) return;
     this.waiting = needed;

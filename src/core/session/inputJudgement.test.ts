@@ -27,6 +27,15 @@ for (const [name, e, ctx, want] of [
   test(`input needed: ${name}`, () => assert.deepEqual(judgeInputNeeded(e, ctx), want));
 }
 
+test('a cursor line of spaces ending in a character is judged in linear time', () => {
+  // /\s+$/ backtracked over every space for every start: 4 ms per judgement at 1000 columns, judged at every pause.
+  const ctx = { ...running, cursorLine: `${' '.repeat(999)}x` };
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < 200; i++) assert.equal(judgeInputNeeded(ev({}), ctx)?.prompt.length, 1000);
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  assert.ok(ms < 200, `200 judgements took ${ms.toFixed(0)} ms`);
+});
+
 for (const [name, e, line, unwritten, want] of [
   ['getpass still reading', ev({ echo: false }), 'Token: ', 0, false],
   ['getpass returned; the program computes', ev({ echo: true, wait: 'none' }), '', 0, true],

@@ -26,9 +26,16 @@ export const SECRET_PLACEHOLDER = '[secret input: hidden by termhost]';
 /** Text is kept in chunks of about this many characters, so a long output is a few buffers, not a string per line. */
 const CHUNK_CHARS = 64 * 1024;
 
+/** `s` without its trailing spaces, in linear time (/ +$/ backtracks over every earlier run of spaces). */
+function trimSpaces(s: string): string {
+  let n = s.length;
+  while (n > 0 && s.charCodeAt(n - 1) === 0x20) n--;
+  return n === s.length ? s : s.slice(0, n);
+}
+
 /** The text of `line` from column `from` up to column `to` (exclusive; undefined: to the end), right-trimmed. */
 export function lineSegment(line: XtermLine, from: number, to?: number): string {
-  const upTo = to === undefined ? lineText(line) : lineTextBefore(line, to).replace(/ +$/, '');
+  const upTo = to === undefined ? lineText(line) : trimSpaces(lineTextBefore(line, to));
   if (from <= 0) return upTo;
   return upTo.slice(lineTextBefore(line, from).length);
 }
@@ -49,6 +56,14 @@ export class OutputCapture {
   /** Whether any line has been emitted yet: every later line starts with a newline unless it is a wrapped one. */
   private emitted = false;
   private cutAt: BufferPoint | undefined;
+  /** Bumped by every change of what was kept (a spooled line, a window's cut or resume): the snapshot cache's key. */
+  private version = 0;
+  /**
+   * The last snapshot, for the emulator generation and version it was read at. Reading a running command re-reads
+   * the whole buffer from its start (100,000 lines of 1000 columns: 1.5 s), so a reader polling a command that has
+   * gone quiet would otherwise pay that on every poll, and every other client with it.
+   */
+  private cached: { generation: number; version: number; value: Buffer } | undefined;
 
   constructor(
     private readonly emu: Emulator,
@@ -68,6 +83,7 @@ export class OutputCapture {
   trimmed(line: XtermLine): void {
     const from = this.from;
     if (!from) return; // a secret-input window is open: its lines are never read
+    this.version++;
     let text: string;
     let first = false;
     if (!this.fromSpooled) {
@@ -87,11 +103,13 @@ export class OutputCapture {
 
   /** Lines dropped without being readable. */
   lost(count: number): void {
+    this.version++;
     if (this.from && (this.fromSpooled || this.from.marker.line < count)) this.lostLines += count;
   }
 
   /** A secret-input window opens at `at`: freeze what came before it, and read nothing until it closes. */
   cut(at: BufferPoint): void {
+    this.version++;
     if (this.from) {
       this.append(this.gapNote() + this.readBuffer(this.from, this.fromSpooled, at));
       this.droppedChars = 0;
@@ -103,6 +121,7 @@ export class OutputCapture {
 
   /** The window closed with the cursor at `at`: the placeholder stands for what it hid, and reading resumes. */
   resume(at: BufferPoint): void {
+    this.version++;
     // On another line than the cut, what follows starts a line of its own.
     const sameLine = this.cutAt !== undefined && this.cutAt.marker.line === at.marker.line;
     this.append(this.placeholder() + (sameLine ? '' : '\n'));
@@ -115,8 +134,12 @@ export class OutputCapture {
 
   /** The output so far, up to the cursor (only what came before the window, while one is open). */
   snapshot(): Buffer {
+    const c = this.cached;
+    if (c && c.generation === this.emu.generation && c.version === this.version) return c.value;
     const tail = this.from ? this.gapNote() + this.readBuffer(this.from, this.fromSpooled, undefined) : '';
-    return Buffer.concat([...this.chunks, Buffer.from(this.pending + tail, 'utf8')]);
+    const value = Buffer.concat([...this.chunks, Buffer.from(this.pending + tail, 'utf8')]);
+    this.cached = { generation: this.emu.generation, version: this.version, value };
+    return value;
   }
 
   /** The command ended at `end` (its D mark; undefined: the cursor): the whole output. Lets go of the markers. */
@@ -132,6 +155,7 @@ export class OutputCapture {
   }
 
   dispose(): void {
+    this.cached = undefined;
     this.from?.marker.dispose();
     this.cutAt?.marker.dispose();
     this.cutAt = undefined;

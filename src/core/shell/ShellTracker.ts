@@ -12,7 +12,7 @@ import type { Emulator } from '../emulator/Emulator.js';
 import { Limits } from '../limits.js';
 import type { KnownShell } from './integration.js';
 import { parseCwd, parseMark, type ShellMark } from './marks.js';
-import { lineSegment, OutputCapture, type BufferPoint } from './OutputCapture.js';
+import { lineSegment, OutputCapture, SECRET_PLACEHOLDER, type BufferPoint } from './OutputCapture.js';
 
 export type InputNeededKind = 'line' | 'password' | 'raw';
 
@@ -77,7 +77,18 @@ export class ShellTracker {
   private keptOutputBytes = 0;
   /** Who typed since the prompt was drawn: a command typed by exactly one actor is credited to them. */
   private typists = new Map<string, Actor>();
-  /** OSC 7 is believed between a trusted D (or the start) and the next prompt: only the shell prints then. */
+  /** A secret-input window is open. */
+  private secretOpen = false;
+  /**
+   * A window was open at some moment since the prompt ended: what a person typed at the prompt may be a secret
+   * (`mysql -p...`), so the command line is never read from the screen.
+   */
+  private secretSincePrompt = false;
+  /**
+   * One OSC 7 is believed right after a trusted D (or before the first prompt): the scripts print the two in one
+   * write, which the terminal keeps whole, so a program printing in the background cannot get one in between.
+   * Believing any OSC 7 until the next prompt let a background loop move the working directory.
+   */
   private cwdOpen = true;
   cwd: string | null = null;
   untrustedMarks = 0;
@@ -185,6 +196,8 @@ export class ShellTracker {
 
   /** A secret-input window opened: the running command's output is frozen up to here. */
   secretOpened(): void {
+    this.secretOpen = true;
+    this.secretSincePrompt = true;
     const at = this.emu.cursorMark();
     if (at && this.current?.capture) this.current.capture.cut(at);
     else at?.marker.dispose();
@@ -192,6 +205,7 @@ export class ShellTracker {
 
   /** The window closed: the command's output resumes at the cursor. */
   secretClosed(): void {
+    this.secretOpen = false;
     const at = this.emu.cursorMark();
     if (at && this.current?.capture) this.current.capture.resume(at);
     else at?.marker.dispose();
@@ -235,6 +249,7 @@ export class ShellTracker {
       this.untrustedMarks++;
       return;
     }
+    this.cwdOpen = false;
     const cwd = parseCwd(data);
     if (cwd !== undefined) this.cwd = cwd;
   }
@@ -261,6 +276,7 @@ export class ShellTracker {
       case 'B':
         this.promptEnd?.marker.dispose();
         this.promptEnd = this.emu.cursorMark();
+        this.secretSincePrompt = this.secretOpen;
         this.setPhase('input');
         return;
       case 'C':
@@ -287,14 +303,14 @@ export class ShellTracker {
     if (rec?.started) return; // a second C (a nested shell's): the first command still runs
     if (!rec) {
       const typists = [...this.typists.values()];
-      rec = this.newRecord(this.typedLine(at), typists.length === 1 ? typists[0]! : null);
+      rec = this.newRecord(this.secretSincePrompt ? SECRET_PLACEHOLDER : this.typedLine(at), typists.length === 1 ? typists[0]! : null);
       this.current = rec;
     }
     this.typists.clear();
     rec.started = true;
     rec.startSeq = seq;
     rec.cwd = this.cwd;
-    if (at) rec.capture = new OutputCapture(this.emu, at, Limits.commandSpoolChars);
+    if (at) rec.capture = this.capture(at);
     this.phase = 'running';
     this.hooks.started(rec);
     this.changed();
@@ -325,7 +341,8 @@ export class ShellTracker {
     this.current = undefined;
     if (!rec.started && end) {
       const from = this.belowTypedLine();
-      if (from) rec.capture = new OutputCapture(this.emu, from, Limits.commandSpoolChars);
+      // What the shell printed about a line typed during a window quotes the line: hidden with it.
+      if (from) rec.capture = this.capture(from, this.secretSincePrompt);
       rec.rejected = true;
       if (this.shell !== 'bash') status = null;
     }
@@ -351,6 +368,19 @@ export class ShellTracker {
     this.phase = 'prompt';
     this.hooks.finished(rec);
     this.changed();
+  }
+
+  /**
+   * A command's output from `from`. Output that starts inside a secret-input window (a command a person ran from the
+   * window, one that started while it was open) starts cut: the window's bytes are never read.
+   */
+  private capture(from: BufferPoint, cut = this.secretOpen): OutputCapture {
+    const capture = new OutputCapture(this.emu, from, Limits.commandSpoolChars);
+    if (cut) {
+      const at = this.emu.cursorMark();
+      if (at) capture.cut(at);
+    }
+    return capture;
   }
 
   /** The start of the line below the typed command line (and its wrapped continuation). */

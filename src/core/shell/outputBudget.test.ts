@@ -27,6 +27,10 @@ test('a budget never cuts a character in two, even with no line end near', () =>
   assert.equal(budgetOutput(out, 0).text.replace(/\[.*\]\n/, ''), '');
 });
 
+test('a budget of 0 or 1 byte keeps no head, also when the output has line ends', () => {
+  for (const budget of [0, 1]) assert.match(budgetOutput(lines(1000), budget).text, /^\[\.\.\. \d+ bytes \(1000 lines\) left out \.\.\.\]\n$/);
+});
+
 test('pages put together are the whole output, at character boundaries', () => {
   const out = Buffer.from('ab€cd€€e\n'.repeat(100));
   for (const limit of [1, 2, 3, 7, 64, 10_000]) {

@@ -29,6 +29,8 @@ function boundaryBefore(buf: Buffer, i: number): number {
 
 /** End of the head: just after the last newline before `limit` (if one is near), else a character boundary. */
 function headEnd(buf: Buffer, limit: number): number {
+  // lastIndexOf counts a negative offset from the end: a budget of 0 or 1 byte would search the whole output and keep it.
+  if (limit <= 0) return 0;
   const nl = buf.lastIndexOf(0x0a, limit - 1);
   if (nl >= 0 && limit - nl <= LINE_SEARCH_BYTES) return nl + 1;
   return boundaryBefore(buf, limit);
