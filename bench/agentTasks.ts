@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Runtime } from '../src/core/index.js';
+import { Runtime, SYSTEM_ACTOR } from '../src/core/index.js';
 import { RuntimeBackend } from '../src/mcp/RuntimeBackend.js';
 import { createMcpServer } from '../src/mcp/server.js';
 import { sleep } from './stats.js';
@@ -115,7 +115,7 @@ class TermhostDriver implements Driver {
   }
 
   async screenText() {
-    const s = this.runtime.sessions.get(this.id);
+    const s = this.runtime.sessions.get(this.id, SYSTEM_ACTOR);
     if (!s.ok) return '';
     const screen = await s.value.screen({ name: 'bench-check', kind: 'viewer' });
     return screen.ok ? screen.value.lines.join('\n') : '';

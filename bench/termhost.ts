@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startDaemon, type Daemon } from '../dist/main.js';
 import { TermhostClient } from '../dist/client/TermhostClient.js';
-import type { Session } from '../dist/core/index.js';
+import { SYSTEM_ACTOR, type Session } from '../dist/core/index.js';
 import { nowMs } from './stats.js';
 
 export interface BenchDaemon {
@@ -34,7 +34,7 @@ export async function startBenchDaemon(dir: string, opts: { transcripts?: boolea
     daemon,
     client,
     session(id) {
-      const found = daemon.manager.get(id);
+      const found = daemon.manager.get(id, SYSTEM_ACTOR);
       if (!found.ok) throw new Error(`bench: no session ${id}`);
       return found.value;
     },

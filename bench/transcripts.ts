@@ -4,6 +4,7 @@
  * "within 10%". Each run is timed from session create to the exit with every byte parsed, as in throughput.ts, and
  * the transcript writer is allowed to finish between runs so its leftover work does not land in the next one.
  */
+import { SYSTEM_ACTOR } from '../dist/core/index.js';
 import { startBenchDaemon, waitExit } from './termhost.js';
 import { median, nowMs } from './stats.js';
 import type { Workload } from './workloads.js';
@@ -38,7 +39,7 @@ export async function measureTranscriptCost(dir: string, plain: Workload, log: (
         const ms = nowMs() - t0;
         await d.client.deleteSession(s.id);
         await d.settle();
-        if (d === on) complete &&= d.daemon.store.record(s.id)?.transcript_complete === true;
+        if (d === on) complete &&= d.daemon.store.record(s.id, SYSTEM_ACTOR)?.transcript_complete === true;
         if (run >= 0) into.push(ms); // run -1 warms both up
       }
     }

@@ -4,8 +4,9 @@
  *   PTY bytes -> core (emulator, seq, ring) -> server routes -> clients
  *   requests  -> server (auth, schemas) -> core input encoding -> the session's write queue -> PTY
  */
+import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { Runtime, type SessionManager } from './core/index.js';
+import { Runtime, type Profile, type SessionManager } from './core/index.js';
 import { TokenStore } from './server/TokenStore.js';
 import { UiLogins } from './server/UiLogins.js';
 import { Store } from './store/Store.js';
@@ -36,6 +37,16 @@ export interface DaemonOptions {
   maxSessions?: number;
   /** How long an exited session stays readable before it is freed. */
   exitedTtlMs?: number;
+  /** The operator's command profiles (`profiles` in the config file), by name. */
+  profiles?: Record<string, Profile>;
+  /** Sessions start only from profiles (`--restrict-commands`): any argv, cwd or env from a caller is refused. */
+  restrictCommands?: boolean;
+  /** Serve HTTPS and WSS with this PEM certificate chain and key (files; read at start). */
+  tls?: { certFile: string; keyFile: string };
+  /** Listen off loopback without TLS all the same; a warning is logged at start. */
+  allowPlainHttp?: boolean;
+  /** Per-minute limits per token (attach tokens, session starts, login codes) and per address (failed auths); 0: off. */
+  rateLimits?: ServerOptions['rateLimits'];
   /** Caps on sockets, attach sockets, event streams and waits open at once, and the header and request timeouts (see CONNECTION_LIMITS in server/app.ts). */
   connections?: ServerOptions['connections'];
   /** Agents need a lease for every input (`--require-leases`); default: an implicit shared lease per request. */
@@ -67,11 +78,27 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
+/** A PEM file the daemon needs, or an error naming the flag and the file. */
+function readPem(file: string, flag: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new Error(`${flag} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+}
+
 export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const D = DAEMON_DEFAULTS;
   const stateDir = opts.stateDir ?? defaultStateDir();
   // Refuse a bad address or socket path before anything is started.
-  const bind = await planBind({ listen: opts.listen ?? D.listen, unix: opts.unix, explicitToken: opts.token !== undefined });
+  const bind = await planBind({
+    listen: opts.listen ?? D.listen,
+    unix: opts.unix,
+    explicitToken: opts.token !== undefined,
+    tls: opts.tls !== undefined,
+    allowPlainHttp: opts.allowPlainHttp,
+  });
+  const tls = opts.tls && { cert: readPem(opts.tls.certFile, '--tls-cert'), key: readPem(opts.tls.keyFile, '--tls-key') };
   const token = opts.token ?? loadOrCreateToken(stateDir);
   ensureStateDir(stateDir);
   // Before the store opens: a second daemon on this state dir stops here, naming the first.
@@ -98,6 +125,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
       inputPolicy: (opts.requireLeases ?? D.requireLeases) ? 'lease' : 'auto',
       secretDetect: opts.secretDetect ?? D.secretDetect,
       eventBacklog: opts.eventBacklog ?? D.eventBacklog,
+      commands: { profiles: opts.profiles ?? {}, restrict: opts.restrictCommands ?? false },
     });
     store.follow(runtime);
     close = async () => {
@@ -118,9 +146,12 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
       allowedOrigins: opts.allowedOrigins,
       attach: opts.attach,
       connections: opts.connections,
+      rateLimits: opts.rateLimits,
+      tls,
       logger: opts.logger,
       uiLogins,
     });
+    if (bind.warning) app.log.warn(bind.warning);
     const address = await listenOn(app, bind);
     daemonFile.publish(address);
     return { app, runtime, manager: runtime.sessions, tokens, store, address, token, close };

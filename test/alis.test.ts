@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 import { TermhostClient } from '../src/client/TermhostClient.js';
+import { SYSTEM_ACTOR } from '../src/core/index.js';
 import { ALIS_SUBPROTOCOL, decodeAlisFrame, isAlisMagic, type AlisFrame } from '../src/protocol/alis.js';
 import { assertNoLeaks, attachTo, endSecretWindow, nextMatching, rawRequest, serverFrames, startTestDaemon, stuckClient, until, waitText, type TestDaemon } from './helpers.js';
 
@@ -162,7 +163,7 @@ test('nothing typed or echoed during a secret-input window reaches the stream; t
   await d.client.input(s.id, [{ text: SECRET }, { key: 'Enter' }]);
   // The API's view is frozen during the window, so the test looks inside the runtime for the program's answer.
   await until('the program to take the secret', () => {
-    const r = d.manager.get(s.id);
+    const r = d.manager.get(s.id, SYSTEM_ACTOR);
     return r.ok && r.value.peekScreen().lines.join('\n').includes(`length ${SECRET.length}`);
   });
   const beforeEnd = w.frames.length;

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import xtermHeadless from '@xterm/headless';
 import WebSocket from 'ws';
 import { AttachClient } from '../src/client/AttachClient.js';
+import { rawHttp } from './adversarial/rawHttp.js';
 import { assertNoLeaks, attachTo, hex, nextMatching, rawRequest, serverFrames, startProbe, startTestDaemon, stuckClient, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
@@ -218,7 +219,7 @@ test('no auth frame in time, or a first frame that is not auth, closes with 4001
   await d.client.deleteSession(s.id, 'KILL');
 });
 
-test('the upgrade is refused for a query string, a foreign Origin, Origin null, a foreign Host, an unknown session', async () => {
+test('the upgrade is refused for a query string, a foreign Origin, Origin null, a foreign Host, an unknown session named with a header token', async () => {
   const s = await d.client.createSession({ command: ['sleep', '30'] });
   const upgrade = (path: string, headers: Record<string, string> = {}) =>
     rawRequest(d.address, { path, headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers } });
@@ -229,7 +230,19 @@ test('the upgrade is refused for a query string, a foreign Origin, Origin null, 
   assert.equal((await upgrade(path, { origin: 'https://evil.example' })).status, 403);
   assert.equal((await upgrade(path, { origin: 'null' })).status, 403);
   assert.equal((await upgrade(path, { host: 'evil.example' })).status, 403);
-  assert.equal((await upgrade('/v1/sessions/ffffffff/attach')).status, 404);
+  assert.equal((await upgrade('/v1/sessions/ffffffff/attach', { authorization: `Bearer ${d.token}` })).status, 404);
+  // Without a header nobody is known before the upgrade: an unknown session is told apart only after the auth frame
+  // (4004), so a tokenless caller cannot probe for ids.
+  const tokenless = await rawHttp(
+    d.address,
+    'GET /v1/sessions/ffffffff/attach HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+    '',
+    1000,
+  );
+  assert.equal(tokenless.status, 101);
+  const unknown = attachTo(d, 'ffffffff', { token: d.token });
+  const closed = await nextMatching(unknown, 'closed');
+  assert.equal(closed.code, 4004);
   // The daemon's own origin is fine.
   const own = attachTo(d, s.id, { bearer: d.token, origin: `http://${d.address}` });
   await nextMatching(own, 'hello');

@@ -41,7 +41,9 @@ export async function startTestDaemon(opts: DaemonOptions = {}): Promise<TestDae
   const token = opts.token ?? crypto.randomBytes(16).toString('hex');
   const home = opts.baseEnv ? undefined : testHome();
   const baseEnv = opts.baseEnv ?? { ...process.env, HOME: home };
-  const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, ...opts, baseEnv });
+  // Rate limits are off unless a test asks for them: a suite starts sessions and fails auths far faster than a person.
+  const rateLimits = { attachTokens: 0, sessionStarts: 0, loginCodes: 0, failedAuths: 0, ...opts.rateLimits };
+  const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, ...opts, rateLimits, baseEnv });
   const client = new TermhostClient({ address: daemon.address, token });
   return {
     ...daemon,

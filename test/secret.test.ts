@@ -2,6 +2,7 @@
  * Secret-input windows end to end: a person types a secret while agents and viewers watch, and nothing derived from
  * the session's output leaves the runtime until a person closes the window.
  */
+import { SYSTEM_ACTOR } from '../src/core/index.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -92,7 +93,7 @@ test('a person types a secret: no API read, event, attach frame or ring content 
   assert.ok(!driverSeen.some((e) => e.kind === 'repaint' || e.kind === 'stdout'), 'not even the person gets output during the window');
   driver.sendStdin(`${SECRET}\r`);
   // The API's view is frozen during the window, so the test looks inside the runtime for the echo.
-  const live = () => d.manager.get(s.id);
+  const live = () => d.manager.get(s.id, SYSTEM_ACTOR);
   await until('the program to take the secret', () => live().ok && (live() as { value: { seq: number } }).value.seq > seqBefore);
 
   await assert.rejects(agent.secretAction(s.id, 'end'), (e: TermhostError) => e.status === 403);
@@ -170,9 +171,9 @@ test('the detector opens a window by itself on a password prompt with echo off',
   assert.deepEqual(state.started_by, { name: 'system', kind: 'system' });
   assert.match(state.reason ?? '', /Password:/);
   await assert.rejects(agent.screen(s.id), is423);
-  const before = (d.manager.get(s.id) as { value: { seq: number } }).value.seq;
+  const before = (d.manager.get(s.id, SYSTEM_ACTOR) as { value: { seq: number } }).value.seq;
   await human.input(s.id, [{ text: 'pw-12345' }, { key: 'Enter' }]);
-  await until('the program to read it', () => (d.manager.get(s.id) as { value: { seq: number } }).value.seq > before);
+  await until('the program to read it', () => (d.manager.get(s.id, SYSTEM_ACTOR) as { value: { seq: number } }).value.seq > before);
   await endWindow(human, s.id);
   const screen = await waitText(d, s.id, 'got 8 characters');
   assert.ok(!screen.lines.join('\n').includes('pw-12345'));

@@ -4,6 +4,7 @@
  * exit and, on request, markers, with pauses capped by an idle limit. A secret-input window leaves no rhythm behind.
  * An old database still opens and reads.
  */
+import { SYSTEM_ACTOR } from '../src/core/index.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -225,7 +226,7 @@ test('a secret-input window leaves no rhythm behind: no stored time inside it, a
   const opened = Date.now();
   const conn = attachTo(d, s.id, { bearer: d.token, role: 'driver' });
   await nextMatching(conn, 'hello');
-  const live = () => (d.manager.get(s.id) as { value: { seq: number } }).value.seq;
+  const live = () => (d.manager.get(s.id, SYSTEM_ACTOR) as { value: { seq: number } }).value.seq;
   // Typed one key at a time, each echoed before the next: the rhythm a transcript must not keep.
   for (const key of 'rhythm') {
     const before = live();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { TermhostClient, TermhostError } from '../src/client/TermhostClient.js';
-import { Runtime } from '../src/core/index.js';
+import { Runtime, SYSTEM_ACTOR } from '../src/core/index.js';
 import { Store } from '../src/store/Store.js';
 import { assertNoLeaks, attachTo, databaseBytes, endSecretWindow, nextMatching, ROOT, startTestDaemon, until, waitText, type TestDaemon } from './helpers.js';
 
@@ -80,9 +80,9 @@ test("a secret-input window's bytes never reach the database file", async () => 
   await d.client.secretAction(s.id, 'start', 'test');
   const conn = attachTo(d, s.id, { bearer: d.token, role: 'driver' });
   await nextMatching(conn, 'hello');
-  const before = (d.manager.get(s.id) as { value: { seq: number } }).value.seq;
+  const before = (d.manager.get(s.id, SYSTEM_ACTOR) as { value: { seq: number } }).value.seq;
   conn.sendStdin('zebra-crossing-42\r');
-  await until('the echo', () => (d.manager.get(s.id) as { value: { seq: number } }).value.seq > before);
+  await until('the echo', () => (d.manager.get(s.id, SYSTEM_ACTOR) as { value: { seq: number } }).value.seq > before);
   await endSecretWindow(d.client, s.id);
   await waitText(d, s.id, 'done 17');
   conn.close();
@@ -159,7 +159,7 @@ test('the sweep deletes chunks older than the retention (injectable clock)', asy
     now += 2 * 24 * 3600 * 1000;
     assert.ok(store.sweep() > 0);
     assert.equal(count(), 0);
-    assert.ok(store.record(s.value.id), 'the record itself stays');
+    assert.ok(store.record(s.value.id, SYSTEM_ACTOR), 'the record itself stays');
   } finally {
     await runtime.close();
     await store.close();
@@ -270,7 +270,7 @@ test('termhost transcript prints the stored text, --cast the asciicast (v3; --ca
 test('the output that shows a password prompt is itself kept and streamed; only what follows is hidden', async () => {
   const s = await d.client.createSession({ command: ['sh', '-c', 'echo before-prompt; printf "Password: "; read x; echo after'] });
   await until('the detector', async () => (await d.client.secretInput(s.id)).active);
-  const live = d.manager.get(s.id) as { value: { ring: { since(n: number): Buffer | undefined } } };
+  const live = d.manager.get(s.id, SYSTEM_ACTOR) as { value: { ring: { since(n: number): Buffer | undefined } } };
   assert.ok(live.value.ring.since(0)?.toString().includes('Password:'), 'the prompt chunk is in the replay ring');
   await d.client.deleteSession(s.id, 'KILL');
   const { text } = await fullText(d.client, s.id);

@@ -3,6 +3,7 @@
  * it and why, typing a password into the pane while the agent sharing the session reads nothing but 423, and "Done",
  * which waits for the session's output to settle.
  */
+import { SYSTEM_ACTOR } from '../src/core/index.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -54,7 +55,7 @@ test('a sudo-style prompt opens a secret window: the person types in the pane, t
     }
   })();
 
-  const live = () => d.manager.get(s.id);
+  const live = () => d.manager.get(s.id, SYSTEM_ACTOR);
   const seqBefore = (live() as { value: { seq: number } }).value.seq;
   await focusTerminal(page);
   await page.keyboard.type(PASSWORD);

@@ -22,7 +22,10 @@ import type {
   SignalAnswer,
   WaitRequest,
   WaitResult,
+  WireScope,
+  ProfilesAnswer,
 } from '../protocol/http.js';
+import type { AuditPage } from '../protocol/audit.js';
 import type { AttachClient, AttachOptions } from './AttachClient.js';
 import { EventStream } from './EventStream.js';
 import { errorFromAnswer, TermhostError } from './errors.js';
@@ -62,7 +65,7 @@ export type TokenInfo = Static<typeof TokenInfoSchema>;
 export type AttachToken = Static<typeof AttachTokenSchema>;
 export type TranscriptPage = Static<typeof TranscriptPageSchema>;
 export type SessionRecord = Static<typeof SessionRecordSchema>;
-export type { Screen, ScreenChanges, SessionInfo, SignalAnswer, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest, CommandResult, CommandSummary, CommandOutputPage };
+export type { Screen, ScreenChanges, SessionInfo, SignalAnswer, InputItem, WaitRequest, WaitResult, CreateSession, MouseRequest, CommandResult, CommandSummary, CommandOutputPage, WireScope };
 
 /** Options of `run`: how long to wait before answering "running", the output budget, and the lease to type under. */
 export interface RunOptions {
@@ -71,6 +74,7 @@ export interface RunOptions {
   leaseId?: string;
 }
 export type { RuntimeEvent } from '../protocol/events.js';
+export type { AuditEntry, AuditPage } from '../protocol/audit.js';
 
 export { TermhostError } from './errors.js';
 export { parseAddress, formatAddress, type Address } from './address.js';
@@ -280,8 +284,14 @@ export class TermhostClient {
     return this.request('POST', `/v1/sessions/${enc(id)}/secret-input/actions`, { action, ...(reason ? { reason } : {}) });
   }
 
-  createToken(name: string, role: 'admin' | 'human' | 'agent' | 'viewer'): Promise<TokenInfo & { token: string }> {
-    return this.request('POST', '/v1/tokens', { name, role });
+  /** A named token; `scope` limits which sessions it may know of (unscoped: all), `profiles` what it may start. */
+  createToken(name: string, role: 'admin' | 'human' | 'agent' | 'viewer', opts: { scope?: WireScope; profiles?: string[] } = {}): Promise<TokenInfo & { token: string }> {
+    return this.request('POST', '/v1/tokens', { name, role, ...(opts.scope ? { scope: opts.scope } : {}), ...(opts.profiles ? { profiles: opts.profiles } : {}) });
+  }
+
+  /** The daemon's command profiles, and whether this token may start only them. */
+  profiles(): Promise<ProfilesAnswer> {
+    return this.request('GET', '/v1/profiles');
   }
 
   async listTokens(): Promise<TokenInfo[]> {
@@ -302,8 +312,15 @@ export class TermhostClient {
    * The whole transcript as an asciicast file: v3 unless `version: 2` (for asciinema 2.x); `idleLimit` caps pauses
    * (seconds); `markers` adds marker events.
    */
-  transcriptCast(id: string, opts: { version?: 2 | 3; idleLimit?: number; markers?: boolean } = {}): Promise<string> {
-    const q = ['format=asciicast', opts.version ? `version=${opts.version}` : '', opts.idleLimit !== undefined ? `idle_limit=${opts.idleLimit}` : '', opts.markers ? 'markers=1' : ''];
+  /** `audit`: the session's audit trail as markers too (needs the human role). */
+  transcriptCast(id: string, opts: { version?: 2 | 3; idleLimit?: number; markers?: boolean; audit?: boolean } = {}): Promise<string> {
+    const q = [
+      'format=asciicast',
+      opts.version ? `version=${opts.version}` : '',
+      opts.idleLimit !== undefined ? `idle_limit=${opts.idleLimit}` : '',
+      opts.markers ? 'markers=1' : '',
+      opts.audit ? 'audit=1' : '',
+    ];
     return this.request('GET', `/v1/sessions/${enc(id)}/transcript?${q.filter(Boolean).join('&')}`, undefined, true);
   }
 
@@ -319,6 +336,14 @@ export class TermhostClient {
     if (opts.theme !== undefined) q.set('theme', opts.theme);
     const answer = await this.send('GET', `/v1/sessions/${enc(id)}/transcript?${q}`);
     return { bytes: answer.body, frames: Number(answer.headers['x-termhost-frames'] ?? 0) };
+  }
+
+  /** One page of the audit trail, oldest first; pass `next_after` back as `after` for the next. */
+  audit(q: { session?: string; actor?: string; since?: string; after?: number; limit?: number } = {}): Promise<AuditPage> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.toString();
+    return this.request('GET', `/v1/audit${qs ? `?${qs}` : ''}`);
   }
 
   /** A single-use, 60 s code that signs a browser in to the UI: open `login_path` on the daemon's address. */

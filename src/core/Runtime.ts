@@ -2,11 +2,14 @@
  * The embeddable runtime: sessions plus the global event stream, with no HTTP anywhere. The daemon is one host of
  * it; a program can be another. Every session's lifecycle, input, lease, secret-window and attach activity becomes an
  * event on one bus with global ids. Screen and output events are coalesced per session (at most one per 16 ms), carry
- * no bytes, and are never published while a secret-input window is open.
+ * no bytes, and are never published while a secret-input window is open. Who did what also goes to the audit trail
+ * (audit/), which the store keeps.
  */
 import type { EventActor } from '../protocol/events.js';
+import { AuditTrail } from './audit/AuditTrail.js';
+import { auditSession } from './audit/auditSession.js';
 import type { Actor } from './control/actor.js';
-import { EventBus } from './events/EventBus.js';
+import { EventBus, type EventInput } from './events/EventBus.js';
 import type { Session } from './session/Session.js';
 import { SessionManager, type SessionManagerOptions } from './session/SessionManager.js';
 
@@ -23,23 +26,28 @@ const who = (a: Actor): EventActor => ({ name: a.name, kind: a.kind });
 export class Runtime {
   readonly sessions: SessionManager;
   readonly events: EventBus;
+  readonly audit = new AuditTrail();
 
   constructor(opts: RuntimeOptions = {}) {
     this.sessions = new SessionManager(opts);
     this.events = new EventBus(opts.eventBacklog);
     this.sessions.events.on('created', (s) => this.wire(s));
-    this.sessions.events.on('removed', (s) => this.events.publish(s.id, { type: 'session_closed' }));
+    this.sessions.events.on('removed', (s) => this.events.publish(s.id, { type: 'session_closed' }, s.scopeTarget));
   }
 
-  /** Kill and free every session. */
-  close(): Promise<void> {
-    return this.sessions.closeAll('HUP');
+  /** Kill and free every session; then record the input still being counted. */
+  async close(): Promise<void> {
+    await this.sessions.closeAll('HUP');
+    this.audit.dispose();
   }
 
   private wire(s: Session): void {
-    const bus = this.events;
+    // Every event about the session carries it as its scope target, so a stream leaves it out for whoever may not see it.
+    const events = this.events;
+    const bus = { publish: (sid: string, fields: EventInput) => events.publish(sid, fields, s.scopeTarget) };
     const id = s.id;
     bus.publish(id, { type: 'session_opened', command: s.spec.command, pid: s.pid });
+    auditSession(this.audit, s);
 
     // Coalesce output and screen changes: the first change in a quiet period is published at once, later ones at the
     // end of the interval, so a burst costs two events and the last state is always reported.

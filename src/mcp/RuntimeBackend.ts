@@ -26,6 +26,8 @@ export class RuntimeBackend implements Backend {
     private readonly waitSlots?: { take(): Result<() => void> },
     /** The daemon's /mcp: people can attach to its sessions. `termhost mcp --embedded`: nobody can. */
     readonly peopleCanReach: boolean = true,
+    /** The daemon's per-token limit on session starts: an error when this start is one too many. */
+    private readonly startGate: () => Promise<Error | undefined> = async () => undefined,
   ) {}
 
   /** Run a wait in one of the daemon's wait slots, if it has them. */
@@ -39,15 +41,18 @@ export class RuntimeBackend implements Backend {
   }
 
   private session(id: string): Session {
-    return unwrap(this.runtime.sessions.get(id));
+    return unwrap(this.runtime.sessions.get(id, this.actor));
   }
 
   async create(spec: CreateSession) {
-    const withCwd = spec.cwd === undefined && this.defaultCwd !== undefined ? { ...spec, cwd: this.defaultCwd } : spec;
+    const limited = await this.startGate();
+    if (limited) throw limited;
+    // A profile brings its own cwd (or the runtime's default); the server's directory is for commands of the caller's.
+    const withCwd = spec.cwd === undefined && spec.profile === undefined && this.defaultCwd !== undefined ? { ...spec, cwd: this.defaultCwd } : spec;
     return unwrap(this.runtime.sessions.create(withCwd, this.actor)).info();
   }
   async list() {
-    return this.runtime.sessions.list().map((s) => s.info());
+    return this.runtime.sessions.list({}, this.actor).map((s) => s.info());
   }
   async kill(id: string, signal?: string) {
     unwrap(await this.runtime.sessions.delete(this.actor, id, (signal ?? 'HUP') as Signal));
@@ -105,8 +110,10 @@ export class RuntimeBackend implements Backend {
   async releaseLease(id: string, leaseId: string) {
     unwrap(this.session(id).releaseLease(this.actor, leaseId));
   }
+  /** Only events about sessions this actor may see, as the daemon's event stream sends them. */
   subscribe(listener: (e: RuntimeEvent) => void): () => void {
-    return this.runtime.events.subscribe(listener);
+    const bus = this.runtime.events;
+    return bus.subscribe((e) => bus.visibleTo(this.actor, e) && listener(e));
   }
   close(): Promise<void> {
     return this.onClose();

@@ -41,6 +41,16 @@ export const Bounds = {
   /** Recordings as GIF: playback speed. */
   gifSpeedMin: 0.1,
   gifSpeedMax: 100,
+  /** A scoped token's label selector: characters and terms. */
+  selectorCharsMax: 2048,
+  selectorTermsMax: 32,
+  /** Session ids a `sessions` scope may list. */
+  scopeSessionsMax: 1000,
+  /** Command profiles a token may be restricted to, and profiles a config file may declare. */
+  tokenProfilesMax: 64,
+  profilesMax: 256,
+  /** Audit entries per page of GET /v1/audit. */
+  auditPageMax: 1000,
   /** A command typed through POST .../commands. */
   commandCharsMax: 65_536,
   /** Longest a command call (or a wait on one) may wait before answering "running". */
@@ -75,6 +85,8 @@ export const ENV_NAME_PATTERN = '^[^=\\u0000]+$';
  * a valid path segment and must not look like a number to a JSON client.
  */
 export const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9._-]{0,63}$';
+/** Actor names: named tokens' names (and `admin`, `system`). */
+export const ACTOR_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 /** Session ids and names as they appear in a path. */
 export const SESSION_REF_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 

@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   cwd_not_found: { status: 400, retryable: false, when: 'the working directory does not exist' },
   unauthorized: { status: 401, retryable: false, when: 'missing, wrong or revoked credential' },
   forbidden: { status: 403, retryable: false, when: "the actor's role does not allow this" },
+  command_not_allowed: { status: 403, retryable: false, when: 'a command, or a profile, this daemon or this token may not start' },
   forbidden_host: { status: 403, retryable: false, when: 'the Host header is not allowed' },
   forbidden_origin: { status: 403, retryable: false, when: 'a browser Origin that may not do this' },
   session_not_found: { status: 404, retryable: false, when: 'no session (or record) with that id or name' },
@@ -47,6 +48,7 @@ export const ERROR_CATALOGUE = {
   command_running: { status: 409, retryable: true, when: 'a command call while another command runs in the session' },
   not_at_prompt: { status: 409, retryable: true, when: 'a command call while the shell shows no prompt, or text is typed at it' },
   body_too_large: { status: 413, retryable: false, when: 'the request body is over the limit' },
+  rate_limited: { status: 429, retryable: true, when: 'a token (or an address, for failed sign-ins) did this too often this minute' },
   // Reads during a window are 423 (the screen is locked); input refused by a window is 409 (see INPUT_STATUS).
   secret_input_active: { status: 423, retryable: true, when: 'a secret-input window is open' },
   spawn_failed: { status: 500, retryable: false, when: 'the checks passed but the PTY could not be started' },

@@ -208,6 +208,9 @@ export const CreateSessionBody = Type.Object(
       Type.String({ pattern: NAME_PATTERN, description: 'A name to address the session by wherever an id is accepted; unique among live sessions.' }),
     ),
     remove_on_exit: Type.Optional(Type.Boolean({ description: 'Free the session as soon as its process exits (the record stays).' })),
+    profile: Type.Optional(
+      Type.String({ pattern: NAME_PATTERN, description: "Start this command profile of the daemon's (GET /v1/profiles); with --restrict-commands, the only way to start one." }),
+    ),
     shell_integration: Type.Optional(
       Type.Boolean({ description: 'Report prompts and commands from bash, zsh and fish (default true); false starts the shell untouched.' }),
     ),
@@ -215,6 +218,22 @@ export const CreateSessionBody = Type.Object(
   { additionalProperties: false },
 );
 export type CreateSession = Static<typeof CreateSessionBody>;
+
+/** A command profile as clients see it (its env is not shown: it may hold credentials). */
+export const ProfileInfoSchema = Type.Object({
+  name: Type.String(),
+  command: Type.Array(Type.String()),
+  cwd: Type.Union([Type.String(), Type.Null()]),
+  cols: Type.Union([Type.Integer(), Type.Null()]),
+  rows: Type.Union([Type.Integer(), Type.Null()]),
+  labels: Type.Record(Type.String(), Type.String()),
+  transcript: Type.Union([StringEnum(['off', 'redacted', 'raw']), Type.Null()]),
+});
+export const ProfilesSchema = Type.Object({
+  profiles: Type.Array(ProfileInfoSchema),
+  restricted: Type.Boolean({ description: 'true: sessions start only from these profiles (--restrict-commands), or this token may start only them' }),
+});
+export type ProfilesAnswer = Static<typeof ProfilesSchema>;
 
 export const InputItemSchema = Type.Union(
   [
@@ -477,14 +496,47 @@ export const SecretActionBody = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Which sessions a token may know of: `"own"` (those it started), `{"labels": "team=red,env!=prod"}` (a label
+ * selector) or `{"sessions": ["id", ...]}`. Out of scope, every route answers as if the session did not exist.
+ */
+export const ScopeSchema = Type.Union(
+  [
+    Type.Literal('own', { description: 'The sessions started with this token.' }),
+    Type.Object(
+      { labels: Type.String({ minLength: 1, maxLength: Bounds.selectorCharsMax, description: 'A label selector: k=v, k!=v, k, !k, joined by commas (and).' }) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { sessions: Type.Array(Type.String({ pattern: SESSION_REF_PATTERN }), { minItems: 1, maxItems: Bounds.scopeSessionsMax, description: 'Session ids.' }) },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'own, {"labels": selector} or {"sessions": [ids]}' },
+);
+export type WireScope = Static<typeof ScopeSchema>;
+
+const ProfileNames = Type.Array(Type.String({ pattern: NAME_PATTERN }), {
+  minItems: 1,
+  maxItems: Bounds.tokenProfilesMax,
+  description: 'The command profiles this token may start, and nothing else.',
+});
+
 export const TokenInfoSchema = Type.Object({
   name: Type.String(),
   role: StringEnum(ROLE_NAMES),
   created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  scope: Type.Union([ScopeSchema, Type.Null()], { description: 'null: every session (unscoped).' }),
+  profiles: Type.Union([ProfileNames, Type.Null()], { description: 'null: whatever the daemon allows.' }),
 });
 
 export const CreateTokenBody = Type.Object(
-  { name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }), role: StringEnum(ROLE_NAMES) },
+  {
+    name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }),
+    role: StringEnum(ROLE_NAMES),
+    scope: Type.Optional(ScopeSchema),
+    profiles: Type.Optional(ProfileNames),
+  },
   { additionalProperties: false },
 );
 

@@ -111,7 +111,7 @@ export class UiLogins {
   /**
    * Spend a code: the new cookie secret, the page key and where to go, or undefined for a wrong, used or expired code.
    */
-  exchange(code: string): { secret: string; key: string; next: string; maxAgeS: number } | undefined {
+  exchange(code: string): { secret: string; key: string; next: string; maxAgeS: number; actor: { name: string; kind: UiActorKind } } | undefined {
     const codeHash = sha256(code);
     const pending = this.codes.get(codeHash);
     this.codes.delete(codeHash); // single use, whatever happens next
@@ -133,7 +133,7 @@ export class UiLogins {
       expires_at: new Date(now + UI_SESSION_TTL_MS).toISOString(),
     });
     this.save();
-    return { secret, key, next: pending.next, maxAgeS: UI_SESSION_TTL_MS / 1000 };
+    return { secret, key, next: pending.next, maxAgeS: UI_SESSION_TTL_MS / 1000, actor: { name, kind } };
   }
 
   /** The principal a cookie secret and its page key stand for together, or undefined. */
@@ -142,12 +142,14 @@ export class UiLogins {
     const s = this.sessions.get(sha256(secret));
     // Both are hashes of the same length, so the comparison's time says nothing about the stored one.
     if (!s || !crypto.timingSafeEqual(Buffer.from(s.key_sha256, 'hex'), Buffer.from(sha256(key), 'hex'))) return undefined;
-    if (Date.parse(s.expires_at) <= this.now() || !this.tokens.isLive(s.tokenId)) {
+    // The minting token's scope, as it is now, goes with the browser: a scoped token's sign-in sees what it sees.
+    const actor = Date.parse(s.expires_at) > this.now() ? this.tokens.actorOf(s.tokenId, s.name, s.kind) : undefined;
+    if (!actor) {
       this.sessions.delete(s.sha256);
       this.save();
       return undefined;
     }
-    return { actor: { name: s.name, kind: s.kind }, tokenName: s.tokenName, tokenId: s.tokenId };
+    return { actor, tokenName: s.tokenName, tokenId: s.tokenId };
   }
 
   /** When the sign-in behind this cookie secret ends, or undefined. */

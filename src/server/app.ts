@@ -13,9 +13,12 @@ import { VERSION } from '../version.js';
 import { DEFAULT_ATTACH_SETTINGS, type AttachSettings } from './attach/AttachConnection.js';
 import { AttachTokens } from './attachTokens.js';
 import { makeAuthHook, normalizeOrigin, refuseForeignUpgrades, roleHook } from './auth.js';
+import { RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimits } from './rateLimits.js';
 import { errorHandler, sendError } from './errors.js';
 import { Revocations } from './Revocations.js';
 import { attachRoutes } from './routes/attach.js';
+import { auditRoutes } from './routes/audit.js';
+import { profileRoutes } from './routes/profiles.js';
 import { errors, type ConnectionSlots } from './routes/common.js';
 import { commandRoutes } from './routes/commands.js';
 import { controlRoutes } from './routes/control.js';
@@ -62,6 +65,10 @@ export interface ServerOptions {
   uiLogins?: UiLogins;
   /** Caps on sockets and long-lived requests open at once, and request timeouts (defaults: CONNECTION_LIMITS). */
   connections?: Partial<typeof CONNECTION_LIMITS>;
+  /** Per-minute limits per token and per address (defaults: RATE_LIMIT_DEFAULTS; 0 turns one off). */
+  rateLimits?: Partial<RateLimits>;
+  /** Serve HTTPS (and WSS) with this certificate chain and key, PEM. */
+  tls?: { cert: Buffer; key: Buffer };
 }
 
 /** Connections and long-lived requests open at once, per daemon, and how long a request may take to arrive. */
@@ -104,7 +111,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const caps = { ...CONNECTION_LIMITS, ...opts.connections };
   // fastify's two lines per request (incoming, completed) are replaced by one, at debug: at the default level the log
   // says what a person wants to know (start, listen address, sessions, auth failures, shutdown), not every request.
+  // fastify's own TLS: the same server, routes and hooks, over node:https.
   const app = Fastify({
+    ...(opts.tls ? { https: { cert: opts.tls.cert, key: opts.tls.key } } : {}),
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: caps.requestTimeoutMs,
     http: { headersTimeout: caps.headersTimeoutMs, connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, caps.headersTimeoutMs) },
@@ -175,9 +184,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const uiLogins = opts.uiLogins ?? new UiLogins(opts.tokens, { daemonToken: '' });
   if (!opts.uiLogins) app.addHook('onClose', async () => uiLogins.dispose());
   const allowedOrigins = new Set((opts.allowedOrigins ?? []).map(normalizeOrigin));
+  const limits = await RateLimiter.register(app, { ...RATE_LIMIT_DEFAULTS, ...opts.rateLimits });
   app.addHook(
     'onRequest',
     makeAuthHook({
+      limits,
       tokens: opts.tokens,
       allowedHosts: new Set(opts.allowedHosts ?? []),
       cookie: (req) => {
@@ -209,7 +220,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     waits: new Slots('waits', caps.waits, 'waits and screen long polls'),
   };
   app.decorate('connectionSlots', slots);
-  const deps = { manager: opts.runtime.sessions, runtime: opts.runtime, tokens: opts.tokens, store: opts.store, revocations, slots };
+  const deps = { manager: opts.runtime.sessions, runtime: opts.runtime, tokens: opts.tokens, store: opts.store, revocations, slots, limits };
   await app.register(healthRoutes);
   await app.register(async (scope) => sessionRoutes(scope, deps));
   await app.register(async (scope) => inputRoutes(scope, deps));
@@ -220,6 +231,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(async (scope) => eventRoutes(scope, { ...deps, heartbeatMs: opts.heartbeatMs ?? 15_000 }));
   await app.register(async (scope) => tokenRoutes(scope, deps));
   await app.register(async (scope) => transcriptRoutes(scope, deps));
+  await app.register(async (scope) => auditRoutes(scope, deps));
+  await app.register(async (scope) => profileRoutes(scope, deps));
   await app.register(async (scope) =>
     attachRoutes(scope, {
       ...deps,

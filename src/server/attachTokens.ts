@@ -70,12 +70,23 @@ export class AttachTokens {
     return rest;
   }
 
+  /**
+   * What a token grants, without spending it or checking its session: who minted it (to find the session its socket
+   * names, as that actor may see it). Undefined for anything forged, malformed or expired.
+   */
+  inspect(token: string): AttachGrant | undefined {
+    const grant = this.check(token, undefined);
+    if (!grant) return undefined;
+    const { nonce: _nonce, ...rest } = grant;
+    return rest;
+  }
+
   private sweep(): void {
     const now = this.now();
     for (const [nonce, exp] of this.unspent) if (exp <= now) this.unspent.delete(nonce);
   }
 
-  private check(token: string, session: string): (AttachGrant & { nonce: string }) | undefined {
+  private check(token: string, session: string | undefined): (AttachGrant & { nonce: string }) | undefined {
     const parts = token.split('.');
     if (parts.length !== 3 || parts[0] !== 'v1') return undefined;
     const given = Buffer.from(parts[2]!, 'base64url');
@@ -89,7 +100,7 @@ export class AttachTokens {
     }
     if (typeof p.s !== 'string' || (p.r !== 'viewer' && p.r !== 'driver') || typeof p.e !== 'number') return undefined;
     if (typeof p.a !== 'string' || typeof p.k !== 'string' || !KINDS.has(p.k) || typeof p.t !== 'string' || typeof p.i !== 'string' || typeof p.n !== 'string') return undefined;
-    if (p.s !== session || p.e * 1000 <= this.now()) return undefined;
+    if ((session !== undefined && p.s !== session) || p.e * 1000 <= this.now()) return undefined;
     return { session: p.s, role: p.r, exp: p.e, actor: { name: p.a, kind: p.k as Actor['kind'] }, tokenName: p.t, tokenId: p.i, nonce: p.n };
   }
 

@@ -7,6 +7,7 @@ import net from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TermError, atLeast, type Actor, type Role } from '../core/index.js';
 import type { Principal, TokenStore } from './TokenStore.js';
+import type { RateLimiter } from './rateLimits.js';
 import { sendError } from './errors.js';
 import { pathOf } from './logRedaction.js';
 import { LogThrottle } from './logThrottle.js';
@@ -58,6 +59,8 @@ export interface AuthOptions {
   cookie?: (req: FastifyRequest) => { principal: Principal | undefined; present: boolean };
   /** Origins besides the daemon's own from which cookie-authenticated requests may change state. */
   allowedOrigins?: ReadonlySet<string>;
+  /** Failed authentications per address: past the limit, 429 instead of 401, and the address is refused a while. */
+  limits?: Pick<RateLimiter, 'refusedAddress' | 'failedAuth'>;
 }
 
 /** Refused requests logged per window; the rest are counted (LogThrottle). */
@@ -131,8 +134,14 @@ export function makeAuthHook(opts: AuthOptions) {
       sendError(reply, new TermError('invalid_request', 'the request target contains "#": a URL fragment is never sent to a server; percent-encode a literal # as %23'));
       return;
     }
-    req.principal = opts.tokens.resolve(bearerToken(req.headers.authorization));
     const auth = req.routeOptions.config?.auth;
+    const banned = auth === 'public' ? undefined : opts.limits?.refusedAddress(req);
+    if (banned) {
+      refused(req, 'address over its failed-authentication limit');
+      sendError(reply, banned);
+      return;
+    }
+    req.principal = opts.tokens.resolve(bearerToken(req.headers.authorization));
     if (auth === 'self') return done();
     // A header, even a wrong one, is the caller's explicit choice of credential: the cookie never overrides it.
     let cookieOnly = false;
@@ -155,18 +164,28 @@ export function makeAuthHook(opts: AuthOptions) {
     if (cookieOnly) {
       // What a server on another port of this host receives from the browser: the cookie, never the page's key.
       refused(req, 'UI cookie without its page key');
-      sendError(
+      return failed(
+        req,
         reply,
         new TermError('unauthorized', 'the UI cookie alone does not sign a browser in: the page sends its sign-in key too; open the UI again with `termhost ui`'),
       );
-      return;
     }
     refused(req, req.headers.authorization === undefined ? 'no token' : 'wrong or revoked token');
-    sendError(
+    failed(
+      req,
       reply.header('www-authenticate', 'Bearer'),
       new TermError('unauthorized', 'missing, wrong or revoked bearer token; send "Authorization: Bearer <token>" (see `termhost token`)'),
     );
   };
+  /** A 401, counted against the address; past its limit the answer is the 429 instead. */
+  function failed(req: FastifyRequest, reply: FastifyReply, unauthorized: TermError): void {
+    if (!opts.limits) return void sendError(reply, unauthorized);
+    opts.limits.failedAuth(req).then(
+      (limited) => sendError(reply, limited ?? unauthorized),
+      // The counter lives in memory and does not fail; if it ever did, the 401 still goes out.
+      () => sendError(reply, unauthorized),
+    );
+  }
 }
 
 /** A request that asks to switch protocols, as Node's HTTP parser decides it (Upgrade plus Connection: upgrade). */

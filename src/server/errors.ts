@@ -29,6 +29,8 @@ export function sendError(reply: FastifyReply, err: TermError): FastifyReply {
     reply.header('connection', 'close');
     reply.raw.once('finish', () => reply.request.raw.socket?.destroy());
   }
+  // A retryable refusal that knows when to come back says so the standard way too (rate limits).
+  if (typeof err.extra.retry_after_s === 'number') reply.header('retry-after', String(err.extra.retry_after_s));
   return reply.code(statusOf(err)).send(errorBody(err));
 }
 

@@ -2,6 +2,8 @@
  * Where a daemon listens, and how it is found: the listen and socket policy, and `<state dir>/daemon.json`.
  *
  * - TCP: loopback unless a token was given explicitly; a specific non-loopback address joins the Host allowlist.
+ *   Off loopback the daemon serves TLS (--tls-cert, --tls-key), or plain HTTP only when told to (--allow-plain-http),
+ *   with a warning: a bearer token sent in the clear is anyone's on the path.
  * - unix: the socket's directory must be private (0700, ours); a socket left by a dead daemon is replaced, a live
  *   one is not taken over, and no other kind of file is ever deleted. The socket is 0600 once bound.
  * - daemon.json is claimed (created exclusively) before anything else starts, so a second daemon on the same state
@@ -22,6 +24,10 @@ export interface ListenSpec {
   unix?: string;
   /** Was a token given explicitly? Required for a non-loopback TCP bind. */
   explicitToken: boolean;
+  /** Does the daemon serve TLS? */
+  tls?: boolean;
+  /** Listen off loopback without TLS all the same (with a warning). */
+  allowPlainHttp?: boolean;
 }
 
 export interface Bind {
@@ -31,6 +37,8 @@ export interface Bind {
   unix: string | undefined;
   /** Names to allow in the Host header besides the loopback ones and those configured. */
   hostAliases: string[];
+  /** What the operator should hear at start (a plain-HTTP listen off loopback). */
+  warning?: string;
 }
 
 /** Check a listen spec and prepare its socket path; throws with a message for the person starting the daemon. */
@@ -44,6 +52,11 @@ export async function planBind(spec: ListenSpec): Promise<Bind> {
   if (!spec.unix && !isLoopbackHost(host) && !spec.explicitToken) {
     throw new Error(`refusing to listen on non-loopback address ${host} without an explicit --token`);
   }
+  const exposed = !spec.unix && !isLoopbackHost(host);
+  if (exposed && !spec.tls && !spec.allowPlainHttp) {
+    throw new Error(`refusing to listen on non-loopback address ${host} without TLS: give --tls-cert and --tls-key, or --allow-plain-http to send tokens in the clear`);
+  }
+  const warning = exposed && !spec.tls ? `listening on ${host} without TLS (--allow-plain-http): tokens and terminal contents cross the network in the clear` : undefined;
   if (spec.unix) {
     privateSocketDir(path.dirname(path.resolve(spec.unix)));
     await removeStaleSocket(spec.unix);
@@ -51,7 +64,7 @@ export async function planBind(spec: ListenSpec): Promise<Bind> {
   // Clients name a specific bound address in their URLs; nobody should send `Host: 0.0.0.0`.
   const unspecified = host === '0.0.0.0' || host === '::';
   const hostAliases = !spec.unix && !isLoopbackHost(host) && !unspecified ? [host] : [];
-  return { host, port, unix: spec.unix, hostAliases };
+  return { host, port, unix: spec.unix, hostAliases, ...(warning ? { warning } : {}) };
 }
 
 /** Listen as planned; the address as a client would give it ("host:port" or "unix:/abs/path"). */

@@ -9,9 +9,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { moduleWorker, type Runtime, type Session } from '../core/index.js';
+import { moduleWorker, visible, type Actor, type Runtime, type ScopeTarget, type Session } from '../core/index.js';
 import { asciicast, replayEvents, type CastOptions, type ReplayEvent } from './asciicast.js';
-import { toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
+import { AuditLog, type AuditFilter } from './audit.js';
+import { recordTarget, recordVisible, toRecord, writeRecordFields, type RecordRow, type SessionRecord, type TranscriptPolicy } from './records.js';
+import type { AuditPage } from '../protocol/audit.js';
 import { SCHEMA_VERSION, migrate } from './schema.js';
 import { TIME_RESOLUTION_MS, decodeTimes, type TimePair } from './timing.js';
 import type { WriterMessage } from './writer.js';
@@ -115,7 +117,13 @@ export class Store {
   private flushId = 0;
   /** Records whose redacted fields are still being computed (see track). */
   private readonly recordsPending = new Set<Promise<void>>();
+  /**
+   * The scope rule's view of records whose labels are not written yet: the session's own (its labels as given). A
+   * record's stored labels read as none until then, which a selector such as `team!=red` would match.
+   */
+  private readonly pendingTargets = new Map<string, ScopeTarget>();
   private readonly insertEvent: Database.Statement;
+  private readonly auditLog: AuditLog;
   private readonly flushWaiters = new Map<number, () => void>();
   private readonly sweepTimer: NodeJS.Timeout;
 
@@ -144,6 +152,7 @@ export class Store {
     });
     if (oldRecords) this.post({ t: 'redactRecords', version: SCHEMA_VERSION });
     this.insertEvent = this.db.prepare('INSERT INTO transcript_events (session_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)');
+    this.auditLog = new AuditLog(this.db);
     this.sweepTimer = setInterval(() => this.sweep(), opts.sweepIntervalMs ?? 60 * 60 * 1000);
     this.sweepTimer.unref();
   }
@@ -153,9 +162,20 @@ export class Store {
     return this.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) !== undefined;
   }
 
-  /** Follow every session the runtime creates from now on. */
+  /** Follow every session the runtime creates from now on, and keep its audit trail. */
   follow(runtime: Runtime): void {
     runtime.sessions.events.on('created', (s) => this.track(s));
+    runtime.audit.events.on('record', (r) => this.auditLog.insert(r));
+  }
+
+  /** A page of the audit trail, as this actor may read it (see store/audit.ts). */
+  audit(actor: Actor, filter: AuditFilter): AuditPage {
+    return this.auditLog.page(actor, filter, (id) => {
+      const pending = this.pendingTargets.get(id);
+      if (pending) return pending;
+      const row = this.db.prepare('SELECT id, labels, owner FROM sessions WHERE id = ?').get(id) as Pick<RecordRow, 'id' | 'labels' | 'owner'> | undefined;
+      return row ? recordTarget(row) : null;
+    });
   }
 
   private track(s: Session): void {
@@ -164,9 +184,13 @@ export class Store {
     // The record says what is really stored: nothing, when the daemon keeps no transcripts.
     const policy: TranscriptPolicy = writes ? asked : 'off';
     this.db
-      .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(s.id, '[]', '', '{}', s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy);
-    const fields = writeRecordFields(this.db, s.id, { command: s.spec.command, labels: s.spec.labels, cwd: s.spec.cwd }).then(() => void this.recordsPending.delete(fields));
+      .prepare('INSERT OR REPLACE INTO sessions (id, command, cwd, labels, cols, rows, created_at, created_by, transcript, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(s.id, '[]', '', '{}', s.spec.cols, s.spec.rows, s.createdAt.getTime(), s.createdBy ? JSON.stringify(s.createdBy) : null, policy, s.scopeTarget.owner);
+    this.pendingTargets.set(s.id, s.scopeTarget);
+    const fields = writeRecordFields(this.db, s.id, { command: s.spec.command, labels: s.spec.labels, cwd: s.spec.cwd }).then(() => {
+      this.recordsPending.delete(fields);
+      this.pendingTargets.delete(s.id);
+    });
     this.recordsPending.add(fields);
     // A batch is copied, as the output arrives, into pages of PAGE_BYTES (a 4 KiB copy per PTY read), which a handover
     // transfers to the writer without copying again; the writer sends each page back once it has decoded it, for
@@ -369,14 +393,22 @@ export class Store {
     })]);
   }
 
-  record(id: string): SessionRecord | undefined {
+  /** A record, as this actor may know it: one outside the actor's scope is undefined, exactly as a missing one. */
+  record(id: string, actor: Actor): SessionRecord | undefined {
     const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as RecordRow | undefined;
-    return row && toRecord(row);
+    return row && this.mayKnow(actor, row) ? toRecord(row) : undefined;
   }
 
-  /** Records of sessions that are no longer live, newest first. */
-  records(exclude: ReadonlySet<string>): SessionRecord[] {
-    return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at DESC LIMIT 1000').all() as RecordRow[]).filter((r) => !exclude.has(r.id)).map(toRecord);
+  /** Records of sessions that are no longer live, newest first, that this actor may see. */
+  records(exclude: ReadonlySet<string>, actor: Actor): SessionRecord[] {
+    return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at DESC LIMIT 1000').all() as RecordRow[])
+      .filter((r) => !exclude.has(r.id) && this.mayKnow(actor, r))
+      .map(toRecord);
+  }
+
+  private mayKnow(actor: Actor, row: RecordRow): boolean {
+    const pending = this.pendingTargets.get(row.id);
+    return pending ? visible(actor, pending) : recordVisible(actor, row);
   }
 
   /** Chunks from `fromSeq` on, at most `limit` chunks and PAGE_MAX_BYTES of text. */
@@ -398,9 +430,11 @@ export class Store {
   }
 
   /** The whole transcript of a record as an asciicast file (store/asciicast.ts). */
-  asciicast(record: SessionRecord, opts: CastOptions): string {
+  /** `audit`: the session's audit trail as markers too (the caller has checked that its reader may read it). */
+  asciicast(record: SessionRecord, opts: CastOptions & { audit?: boolean }): string {
     const { rows, events } = this.transcriptOf(record);
-    return asciicast(record, rows, events, opts);
+    const audit = opts.audit ? this.auditLog.markers(record.id) : [];
+    return asciicast(record, rows, [...events, ...audit], { ...opts, markers: opts.markers || audit.length > 0 });
   }
 
   /** The whole transcript of a record as timed events, for drawing it (a GIF): its size at the start, then output and resizes. */
@@ -426,8 +460,12 @@ export class Store {
     return gone;
   }
 
-  /** Delete chunks (and the events beside them) older than the retention; returns how many chunks went. */
+  /**
+   * Delete chunks (and the events beside them) older than the retention, and audit rows past their bound; returns how
+   * many chunks went.
+   */
   sweep(): number {
+    this.auditLog.trim();
     if (this.retentionDays < 0) return 0;
     const before = this.now() - this.retentionDays * DAY_MS;
     this.db.prepare('DELETE FROM transcript_events WHERE at < ?').run(before);

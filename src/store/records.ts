@@ -3,7 +3,7 @@
  * labels, cwd) reach the database: only redacted, through the same scan as output (store/redact.ts).
  */
 import type Database from 'better-sqlite3';
-import type { Actor } from '../core/index.js';
+import { visible, type Actor, type ScopeTarget } from '../core/index.js';
 import { REDACTED, redactRecordFields, type RecordFields } from './redact.js';
 
 export type TranscriptPolicy = 'off' | 'redacted' | 'raw';
@@ -44,6 +44,24 @@ export interface RecordRow {
   created_by: string | null;
   transcript: TranscriptPolicy;
   transcript_complete: number;
+  /** The credential that started the session (Actor.owner); null for records from before owners were kept. */
+  owner: string | null;
+}
+
+/**
+ * What the scope rule of live sessions (core's `visible`) looks at, from what a record keeps: its id, its labels as
+ * stored and its owner. A label whose stored value was redacted can no longer be compared, so a selector that names
+ * it does not match (never the wider way).
+ */
+export function recordTarget(r: Pick<RecordRow, 'id' | 'labels' | 'owner'>): ScopeTarget {
+  const labels = JSON.parse(r.labels) as Record<string, string>;
+  const unknownLabels = new Set(Object.keys(labels).filter((k) => labels[k]!.includes(REDACTED)));
+  return { id: r.id, labels, owner: r.owner, unknownLabels };
+}
+
+/** May this actor know of this record? */
+export function recordVisible(actor: Actor, r: Pick<RecordRow, 'id' | 'labels' | 'owner'>): boolean {
+  return visible(actor, recordTarget(r));
 }
 
 export function toRecord(r: RecordRow): SessionRecord {

@@ -7,6 +7,9 @@
  *      happened beside the output (resizes, markers).
  * - 2: every record's command line, labels and cwd are redacted. Records written by this version always are; the
  *      writer redacts the older ones in the background and then sets 2.
+ * - 3: records have `owner` (the credential that started the session, for `own` scopes; null for older records, which
+ *      only unscoped tokens then see), and `audit` holds who did what (store/audit.ts). Added beside version 2's
+ *      background work, so the number itself stays 2 until that is done: the new parts are created whatever it is.
  */
 import type Database from 'better-sqlite3';
 
@@ -41,9 +44,27 @@ CREATE INDEX IF NOT EXISTS transcript_events_session ON transcript_events (sessi
 CREATE INDEX IF NOT EXISTS transcript_events_at ON transcript_events (at);
 `;
 
+/**
+ * Who did what to which session (store/audit.ts). Kept like the records: never swept by age, only the oldest rows
+ * past AUDIT_ROWS_MAX. `session_id` is null for what concerns no session (tokens, UI sign-ins); `seq` is the
+ * session's output offset at that moment. `detail` is JSON and never holds what was typed or shown: input rows carry
+ * a byte count.
+ */
+const AUDIT = `
+CREATE TABLE IF NOT EXISTS audit (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, session_id TEXT, seq INTEGER, actor_name TEXT NOT NULL,
+  actor_kind TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id, id);
+CREATE INDEX IF NOT EXISTS audit_at ON audit (at);
+`;
+
 /** Create or update the tables; true when old records still need redacting (the writer does that, then sets 2). */
 export function migrate(db: Database.Database): boolean {
   db.exec(TABLES);
+  const recordColumns = (db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name);
+  if (!recordColumns.includes('owner')) db.exec('ALTER TABLE sessions ADD COLUMN owner TEXT');
+  db.exec(AUDIT);
   // A newer version (a downgraded termhost) is used as it is: later versions only add, and never lower the number.
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version < 1) {

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { TermhostClient } from '../../src/client/TermhostClient.js';
+import { SYSTEM_ACTOR } from '../../src/core/index.js';
 import { assertNoLeaks, startTestDaemon, type TestDaemon } from '../helpers.js';
 import { makeShellHome, type ShellHome } from '../shellHome.js';
 
@@ -54,7 +55,7 @@ test('viewers polling a quiet running command with a full scrollback do not stal
   console.log(`# /health during polling: median ${waits[10]!.toFixed(0)} ms, max ${waits.at(-1)!.toFixed(0)} ms`);
   // How long /health waited depends as much on the machine's load as on the daemon; what the fix changes for sure
   // is how often the quiet command's output is read from the buffer: once, not on every read.
-  const session = d.runtime.sessions.get(s.id);
+  const session = d.runtime.sessions.get(s.id, SYSTEM_ACTOR);
   assert.ok(session.ok);
   const rec = session.value.shell.tracker!.get(r.id)!;
   assert.ok(rec.capture, 'the command still runs (it does not when the reads above stalled the daemon for two minutes)');

@@ -115,7 +115,11 @@ class ScriptedSession {
   readonly createdBy = undefined;
   seq = 0;
   readonly spec: ResolvedSpec = { command: ['scripted'], cwd: '/', env: {}, cols: 200, rows: 50, term: 'xterm-256color', scrollback: 1000, labels: {}, transcript: 'redacted', name: undefined, remove_on_exit: false, shell_integration: false };
-  constructor(readonly id: string) {}
+  /** What the scope rule looks at (a session nobody owns). */
+  readonly scopeTarget: { id: string; labels: Record<string, string>; owner: null };
+  constructor(readonly id: string) {
+    this.scopeTarget = { id, labels: {}, owner: null };
+  }
   read(chunk: Buffer): void {
     const seq = this.seq;
     this.seq += chunk.length;

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertNoLeaks, startTestDaemon, type TestDaemon } from '../helpers.js';
 import { rawHttp, type RawAnswer } from './rawHttp.js';
+import { concrete, pool, variants } from './targets.js';
 
 let d: TestDaemon;
 let live: string;
@@ -32,53 +33,6 @@ after(async () => {
 
 /** Routes that answer without a credential by design: liveness, the UI's page and assets, and its sign-in. */
 const PUBLIC = new Set(['GET /', 'GET /health', 'GET /ui', 'GET /ui/', 'GET /ui/sessions/:id', 'GET /ui/assets/:file', 'GET /ui/login', 'GET /ui/me', 'POST /ui/logout']);
-
-function concrete(url: string, id: string): string {
-  return url
-    .replace(':id', id)
-    .replace(':cid', 'c1')
-    .replace(':lease_id', 'lease1')
-    .replace(':name.json', 'attach-auth-frame.json')
-    .replace(':name', 'victim')
-    .replace(':file', 'app.js');
-}
-
-/** The raw request targets an adversary would try for one path. */
-function variants(p: string, id: string): string[] {
-  const last = p.lastIndexOf('/');
-  return [
-    p,
-    `${p}#/attach`,
-    `${p}#`,
-    `${p}?x=1#/attach`,
-    `${p}#/../../health`,
-    `${p};/attach`,
-    `${p};`,
-    `${p}%2Fattach`,
-    `${p}%2F..%2F..%2Fhealth`,
-    `${p}%23/attach`,
-    // The live stream authenticates itself too: the same tricks with its path.
-    `${p}#/alis`,
-    `${p};/alis`,
-    `${p}%2Falis`,
-    `/${p}`,
-    p.replace(/\//g, '//'),
-    `/.${p}`,
-    `${p.slice(0, last)}/.${p.slice(last)}`,
-    `/ui/..${p}`,
-    `/ui/%2e%2e${p}`,
-    `/health/..${p}`,
-    `/v1/sessions/${id}/attach/..${p}`,
-    `/v1/sessions/${id}/attach/../..${p.slice(p.indexOf('/', 1))}`,
-  ];
-}
-
-async function pool<T>(items: T[], width: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
-}
 
 test('no route answers anything but 400, 401 or 404 to a caller without a token, whatever the request target', async () => {
   const routes = d.app.registeredRoutes;

@@ -1,6 +1,6 @@
 /** termhost new: start a session and print its id. */
 import { Bounds } from '../../protocol/bounds.js';
-import { pairs } from '../args.js';
+import { pairs, UsageError } from '../args.js';
 import { printJson, withClient } from '../context.js';
 import type { Command } from './types.js';
 
@@ -21,6 +21,7 @@ export const newSession: Command = {
     { name: 'env', kind: 'list', value: 'K=V', help: 'set an environment variable', field: '/env' },
     { name: 'label', kind: 'list', value: 'K=V', help: 'attach a label (ls --label filters on it)', field: '/labels' },
     { name: 'term', kind: 'string', value: 'T', help: 'TERM for the program', default: 'xterm-256color', field: '/term' },
+    { name: 'profile', kind: 'string', value: 'NAME', help: "start one of the daemon's command profiles instead of a command (termhost profiles lists them)", field: '/profile' },
     { name: 'rm', kind: 'boolean', help: 'free the session as soon as its program exits (its record and transcript stay)', field: '/remove_on_exit' },
     { name: 'json', kind: 'boolean', help: 'print the new session (SessionInfo) as JSON' },
   ],
@@ -30,16 +31,23 @@ export const newSession: Command = {
     'termhost new --cols 120 --rows 40 --cwd ~/src --env FOO=bar --label team=red -- htop',
     'ID=$(termhost new python3 -q)',
     'termhost new --rm -- make test            # gone from `ls` when it exits',
+    'termhost new --profile py                 # a daemon started with --restrict-commands takes only profiles',
   ],
   async run(parsed, io) {
     const f = parsed.flags;
+    const profile = f.profile as string | undefined;
+    if (profile !== undefined && (parsed.positional.length > 0 || f.cwd !== undefined || f.env !== undefined || f.term !== undefined)) {
+      throw new UsageError('--profile brings its own command, cwd, env and TERM; give only --name, --cols, --rows, --label or --rm with it');
+    }
     return withClient(parsed, async (client) => {
       const info = await client.createSession({
         name: f.name as string | undefined,
+        profile,
         command: parsed.positional.length > 0 ? parsed.positional : undefined,
         cols: f.cols as number | undefined,
         rows: f.rows as number | undefined,
-        cwd: (f.cwd as string | undefined) ?? process.cwd(),
+        // A profile has its own cwd (or the daemon's default); a command starts where the CLI was run.
+        cwd: profile !== undefined ? undefined : ((f.cwd as string | undefined) ?? process.cwd()),
         env: f.env ? pairs(f.env as string[], 'env') : undefined,
         labels: f.label ? pairs(f.label as string[], 'label') : undefined,
         term: f.term as string | undefined,

@@ -18,6 +18,7 @@ export const transcript: Command = {
     { name: 'idle-limit', kind: 'string', value: 'SECONDS', help: 'with --cast or --gif: cap every pause at this many seconds' },
     { name: 'speed', kind: 'string', value: 'X', help: 'with --gif: play X times as fast (0.1..100)', default: '1' },
     { name: 'markers', kind: 'boolean', help: 'with --cast: add markers (secret-input windows, resizes)' },
+    { name: 'audit', kind: 'boolean', help: 'with --cast: add the audit trail as markers (who attached, typed, resized...; human role)' },
     { name: 'json', kind: 'boolean', help: 'print the stored chunks (seq, time, text) as JSON' },
   ],
   examples: [
@@ -40,8 +41,8 @@ export const transcript: Command = {
     const gif = typeof f.gif === 'string' ? f.gif : undefined;
     if (gif !== undefined && f.cast) throw new UsageError('--gif and --cast each write the transcript; choose one');
     if (speed !== undefined && gif === undefined) throw new UsageError('--speed goes with --gif');
-    const castOnly = version !== undefined || f.markers === true;
-    if (castOnly && !f.cast) throw new UsageError('--cast-version and --markers go with --cast');
+    const castOnly = version !== undefined || f.markers === true || f.audit === true;
+    if (castOnly && !f.cast) throw new UsageError('--cast-version, --markers and --audit go with --cast');
     if (idleLimit !== undefined && !f.cast && gif === undefined) throw new UsageError('--idle-limit goes with --cast or --gif');
     return withClient(parsed, async (client) => {
       if (gif !== undefined) {
@@ -51,7 +52,7 @@ export const transcript: Command = {
         return 0;
       }
       if (f.cast) {
-        io.out(await client.transcriptCast(id, { version: version as 2 | 3 | undefined, idleLimit, markers: f.markers === true }));
+        io.out(await client.transcriptCast(id, { version: version as 2 | 3 | undefined, idleLimit, markers: f.markers === true, audit: f.audit === true }));
         return 0;
       }
       const chunks: TranscriptPage['chunks'] = [];

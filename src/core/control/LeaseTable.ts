@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import { TermError, fail, ok, type Result } from '../errors.js';
 import { Limits } from '../limits.js';
-import { isHuman, type Actor } from './actor.js';
+import { actorRef, isHuman, type Actor } from './actor.js';
 
 export type LeaseMode = 'shared' | 'exclusive';
 export type ReleaseReason = 'released' | 'expired' | 'preempted' | 'session_closed';
@@ -90,7 +90,7 @@ export class LeaseTable {
     // Taking a new lease is how an agent acknowledges that it was preempted.
     this.preemptedActors.delete(`${actor.kind}:${actor.name}`);
     const h: Held = {
-      lease: { lease_id: `l_${crypto.randomBytes(8).toString('hex')}`, actor, mode, expires_at: '' },
+      lease: { lease_id: `l_${crypto.randomBytes(8).toString('hex')}`, actor: actorRef(actor), mode, expires_at: '' },
       expiresAt: 0,
       timer: undefined as unknown as NodeJS.Timeout,
     };

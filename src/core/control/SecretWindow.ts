@@ -8,7 +8,7 @@
  * released. Until then closing fails with a retryable `secret_input_settling`.
  */
 import { TermError, fail, ok, type Result } from '../errors.js';
-import { isHuman, type Actor } from './actor.js';
+import { actorRef, isHuman, type Actor } from './actor.js';
 
 /** Output and input must have been silent this long before a window may close. */
 export const SECRET_SETTLE_MS = 250;
@@ -40,7 +40,7 @@ export class SecretWindow {
   /** Returns false when a window was already open (starting again changes nothing). */
   start(actor: Actor, reason: string): boolean {
     if (this.state.active) return false;
-    this.state = { active: true, since: new Date(this.now()).toISOString(), reason, started_by: actor, input_received: false };
+    this.state = { active: true, since: new Date(this.now()).toISOString(), reason, started_by: actorRef(actor), input_received: false };
     return true;
   }
 

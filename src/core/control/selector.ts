@@ -4,7 +4,7 @@
  * (absent). Keys follow the label-key rule (letters, digits, `. _ / -`), so a selector is never ambiguous; values
  * are any text without a comma. Pure, and linear in the selector's length.
  */
-import { LABEL_KEY_PATTERN } from '../../protocol/bounds.js';
+import { Bounds, LABEL_KEY_PATTERN } from '../../protocol/bounds.js';
 import { TermError, fail, ok, type Result } from '../errors.js';
 
 export type SelectorTerm =
@@ -20,8 +20,8 @@ export interface Selector {
 }
 
 /** Terms in one selector: enough for any real policy, and a bound on the work per check. */
-export const SELECTOR_TERMS_MAX = 32;
-export const SELECTOR_CHARS_MAX = 2048;
+export const SELECTOR_TERMS_MAX = Bounds.selectorTermsMax;
+export const SELECTOR_CHARS_MAX = Bounds.selectorCharsMax;
 
 const KEY = new RegExp(LABEL_KEY_PATTERN);
 

@@ -4,6 +4,8 @@
  * the backlog is answered with a reset.
  */
 import type { EventFields, RuntimeEvent } from '../../protocol/events.js';
+import type { Actor } from '../control/actor.js';
+import { visible, type ScopeTarget } from '../control/policy.js';
 
 /** Events kept for resuming consumers. */
 export const EVENT_BACKLOG = 10_000;
@@ -22,6 +24,11 @@ export class EventBus {
   private nextId = 1;
   /** Replaced, never mutated, on (un)subscribe: a publish iterates the array it started with. */
   private listeners: ReadonlyArray<(e: RuntimeEvent) => void> = [];
+  /**
+   * The session each event is about, for the scope rule. Beside the event, not in it (nothing of a session's owner
+   * goes on the wire), and weakly held: it goes when the event leaves the backlog.
+   */
+  private readonly targets = new WeakMap<RuntimeEvent, ScopeTarget>();
 
   constructor(
     private readonly capacity: number = EVENT_BACKLOG,
@@ -30,8 +37,10 @@ export class EventBus {
     this.ring = new Array<RuntimeEvent | undefined>(Math.max(0, capacity));
   }
 
-  publish(sessionId: string | null, fields: EventInput): RuntimeEvent {
+  /** `target`: the session the event is about, as the scope rule sees it; events without one concern everyone. */
+  publish(sessionId: string | null, fields: EventInput, target?: ScopeTarget): RuntimeEvent {
     const event = { ...fields, id: this.nextId++, session_id: sessionId, at: new Date(this.now()).toISOString() } as RuntimeEvent;
+    if (target) this.targets.set(event, target);
     if (this.capacity > 0) {
       this.ring[(this.head + this.size) % this.capacity] = event;
       if (this.size < this.capacity) this.size++;
@@ -46,6 +55,12 @@ export class EventBus {
     return () => {
       this.listeners = this.listeners.filter((l) => l !== listener);
     };
+  }
+
+  /** May this actor see this event? Events about a session it may not see are left out of every stream. */
+  visibleTo(actor: Actor, event: RuntimeEvent): boolean {
+    const target = this.targets.get(event);
+    return target === undefined || visible(actor, target);
   }
 
   /** The id of the newest event, 0 before any. */

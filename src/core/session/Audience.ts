@@ -3,7 +3,7 @@
  * published while nobody is attached is kept (up to 64, oldest dropped) and replayed to every later client, so a
  * session that failed before anyone looked still explains itself.
  */
-import type { Actor } from '../control/actor.js';
+import { actorRef, type Actor } from '../control/actor.js';
 
 export type ClientRole = 'viewer' | 'driver';
 
@@ -34,7 +34,7 @@ export class Audience {
     const client: AttachedClient = {
       id: this.nextId++,
       role,
-      actor,
+      actor: actorRef(actor),
       detach: () => {
         if (this.clients.delete(client)) this.on.detached(client);
       },

@@ -8,9 +8,9 @@
  */
 import { Bounds } from '../../protocol/bounds.js';
 import type { Screen, ScreenChanges, SessionInfo, Signalled } from '../../protocol/http.js';
-import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
+import { SYSTEM_ACTOR, actorRef, type Actor } from '../control/actor.js';
 import { LEASE_TTL_MAX_MS, LEASE_TTL_MIN_MS, type Lease, type LeaseMode } from '../control/LeaseTable.js';
-import { requireRole } from '../control/policy.js';
+import { requireRole, type ScopeTarget } from '../control/policy.js';
 import { looksLikeSecretPrompt, type SecretState } from '../control/SecretWindow.js';
 import { SessionControl, type ControlOptions } from '../control/SessionControl.js';
 import { Emulator } from '../emulator/Emulator.js';
@@ -85,19 +85,24 @@ export class Session {
   private freshOutput = true;
   /** Recent pictures of the screen, per options, valid while the screen is unchanged. */
   private readonly pictures = new PictureCache<Picture>();
+  /** Who started it (name and kind), for info and records. */
+  readonly createdBy: Actor | undefined;
+  /** What the scope rule (control/policy.ts `visible`) looks at: its id, labels and the credential that started it. */
+  readonly scopeTarget: ScopeTarget;
 
   constructor(
     readonly id: string,
     readonly spec: ResolvedSpec,
     private readonly pty: PtyProcess,
     controlOptions: ControlOptions = { inputPolicy: 'auto', secretDetect: true },
-    /** Who started it, for records. */
-    readonly createdBy?: Actor,
+    createdBy?: Actor,
     /** How the program was started: its shell integration, if any. */
     shellPlan?: ShellPlan,
     /** Draws pictures of the screen (the runtime's, shared by its sessions). */
     private readonly renderer?: PictureRenderer,
   ) {
+    this.createdBy = createdBy && actorRef(createdBy);
+    this.scopeTarget = { id, labels: spec.labels, owner: createdBy?.owner ?? null };
     const ev = this.events;
     this.control = new SessionControl(controlOptions, {
       acquired: (l) => ev.emit('leaseAcquired', l),
@@ -368,7 +373,7 @@ export class Session {
       this.control.accepted(actor);
       this.inputWatch.poke();
       this.inputMarks.mark(this.seqBytes, this.emulator.markCursorLine(), this.emulator.cursorColumn, bytes.toString('utf8'));
-      this.events.emit('inputAccepted', actor, source);
+      this.events.emit('inputAccepted', actor, source, bytes.length);
       // After the input is announced: what it answered (input_resumed) follows it.
       this.shell.noteInput(actor, bytes);
     } else this.events.emit('inputRejected', actor, source, result.error.code);
@@ -471,6 +476,7 @@ export class Session {
     if (!allowed.ok) return allowed;
     const size = validateSize(cols, rows);
     if (!size.ok) return size;
+    if (size.value.cols !== this.cols || size.value.rows !== this.rows) this.events.emit('audited', actor, 'resized', { cols: size.value.cols, rows: size.value.rows });
     this.resizeNow(size.value.cols, size.value.rows);
     return ok(undefined);
   }
@@ -485,6 +491,7 @@ export class Session {
     if (!SIGNALS.includes(sig)) return fail(new TermError('invalid_request', `signal must be one of ${SIGNALS.join(', ')}`, { field: 'signal' }));
     if (this.exited) return fail(new TermError('session_exited', `session "${this.id}" has exited; there is no process to signal`));
     this.signalsSent.add(`SIG${sig}`);
+    this.events.emit('audited', actor, 'signalled', { signal: sig });
     return ok(this.pty.signal(sig));
   }
 

@@ -13,9 +13,10 @@ import { Session, type ResolvedSpec } from './Session.js';
 import type { ControlOptions } from '../control/SessionControl.js';
 import type { InputPolicy } from '../control/LeaseTable.js';
 import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
-import { mayStoreRaw, requireRole } from '../control/policy.js';
+import { mayStartWithin, mayStoreRaw, requireRole, visible } from '../control/policy.js';
 import { validateSpec } from './validateSpec.js';
 import { PictureRenderer } from '../picture/index.js';
+import { applyProfile, type CommandPolicy } from './profiles.js';
 import { planShell } from '../shell/integration.js';
 
 /** First characters of session ids: letters other than "e" (which could make an id read as a number, "1e5"). */
@@ -46,6 +47,8 @@ export interface SessionSpec {
   name?: string;
   /** Free the session as soon as its process has exited (its record stays in the store). */
   remove_on_exit?: boolean;
+  /** Start this command profile of the runtime's (see profiles.ts) instead of a command of the caller's. */
+  profile?: string;
   /** Shell integration for bash, zsh and fish (prompts, commands, exit statuses); default true. */
   shell_integration?: boolean;
 }
@@ -62,6 +65,8 @@ export interface SessionManagerOptions {
   idInUse?: (id: string) => boolean;
   /** How long an exited session stays readable before it is freed (default 1 h); 0 frees it at once. */
   exitedTtlMs?: number;
+  /** The operator's command profiles, and whether only they may be started (default: none, unrestricted). */
+  commands?: CommandPolicy;
 }
 
 export type ManagerEvents = {
@@ -79,6 +84,7 @@ export class SessionManager {
   private readonly defaults: ControlOptions;
   private readonly idInUse: (id: string) => boolean;
   private readonly exitedTtlMs: number;
+  readonly commands: CommandPolicy;
   /** Timers that free exited sessions. */
   private readonly expiry = new Map<string, NodeJS.Timeout>();
 
@@ -88,6 +94,7 @@ export class SessionManager {
     this.defaults = { inputPolicy: opts.inputPolicy ?? 'auto', secretDetect: opts.secretDetect ?? true };
     this.idInUse = opts.idInUse ?? (() => false);
     this.exitedTtlMs = opts.exitedTtlMs ?? Limits.exitedSessionTtlMs;
+    this.commands = opts.commands ?? { profiles: {}, restrict: false };
   }
 
   resolveSpec(spec: SessionSpec): ResolvedSpec {
@@ -118,17 +125,26 @@ export class SessionManager {
    * actor's role, who may store raw transcripts, a free name, and the cap on live sessions. An embedding program
    * that passes no actor acts as the runtime itself.
    */
-  create(spec: SessionSpec = {}, actor?: Actor): Result<Session> {
+  create(asked: SessionSpec = {}, actor?: Actor): Result<Session> {
     const who = actor ?? SYSTEM_ACTOR;
     const allowed = requireRole(who, 'agent', 'starting a session');
     if (!allowed.ok) return fail(allowed.error);
+    if (asked === null || typeof asked !== 'object' || Array.isArray(asked)) return validateSpec(asked) as Result<never>;
+    // A profile's command is the operator's, so its `raw` transcript is too; a caller's `raw` needs an admin (below).
+    const applied = applyProfile(asked, who, this.commands);
+    if (!applied.ok) return applied;
+    const spec = applied.value;
     const valid = validateSpec(spec);
     if (!valid.ok) return valid;
-    if (spec.transcript === 'raw') {
+    if (asked.transcript === 'raw') {
       const raw = mayStoreRaw(who);
       if (!raw.ok) return fail(raw.error);
     }
-    if (spec.name !== undefined && this.byRef(spec.name)) {
+    const within = mayStartWithin(who, spec.labels ?? {});
+    if (!within.ok) return fail(within.error);
+    // A name need only be free among the sessions this actor can see: saying it is taken by one it cannot see would
+    // tell it that session exists.
+    if (spec.name !== undefined && this.byRef(spec.name, who).length > 0) {
       return fail(new TermError('session_name_taken', `a session named "${spec.name}" already exists; choose another name or delete it first`, { field: 'name' }));
     }
     const live = this.liveCount();
@@ -165,16 +181,29 @@ export class SessionManager {
     return ok(session);
   }
 
-  /** A session by id, or by name. */
-  get(ref: string): Result<Session> {
-    const session = this.byRef(ref);
-    if (!session) return fail(new TermError('session_not_found', `no session "${ref}"`));
-    return ok(session);
+  /**
+   * A session by id, or by name, as this actor may know it: one outside the actor's scope is answered exactly as a
+   * missing one (same code, same message, same path through this function).
+   */
+  get(ref: string, actor: Actor): Result<Session> {
+    const found = this.byRef(ref, actor);
+    if (found.length === 1) return ok(found[0]!);
+    if (found.length > 1) {
+      // Only an actor that sees the sessions of several scoped creators can meet two sessions of one name.
+      return fail(new TermError('invalid_request', `${found.length} sessions are named "${ref}": use the id (${found.map((s) => s.id).join(', ')})`, { field: 'id' }));
+    }
+    return fail(new TermError('session_not_found', `no session "${ref}"`));
   }
 
-  list(labels: Record<string, string> = {}): Session[] {
+  /** The sessions this actor may see, optionally only those with all of `labels`. */
+  list(labels: Record<string, string>, actor: Actor): Session[] {
     const wanted = Object.entries(labels);
-    return [...this.sessions.values()].filter((s) => wanted.every(([k, v]) => s.spec.labels[k] === v));
+    return [...this.sessions.values()].filter((s) => wanted.every(([k, v]) => s.spec.labels[k] === v) && visible(actor, s.scopeTarget));
+  }
+
+  /** Every session held, whoever may see it: for the runtime's own use (shutdown, the store, counts). */
+  all(): Session[] {
+    return [...this.sessions.values()];
   }
 
   get size(): number {
@@ -196,8 +225,9 @@ export class SessionManager {
     const allowed = requireRole(actor, 'agent', 'ending a session');
     if (!allowed.ok) return allowed;
     if (!SIGNALS.includes(sig)) return fail(new TermError('invalid_request', `signal must be one of ${SIGNALS.join(', ')}`, { field: 'signal' }));
-    const found = this.get(ref);
+    const found = this.get(ref, actor);
     if (!found.ok) return found;
+    found.value.events.emit('audited', actor, 'session_ended', { signal: sig });
     await this.end(found.value, sig);
     return ok(undefined);
   }
@@ -206,8 +236,11 @@ export class SessionManager {
   prune(actor: Actor): Result<string[]> {
     const allowed = requireRole(actor, 'agent', 'pruning sessions');
     if (!allowed.ok) return fail(allowed.error);
-    const gone = [...this.sessions.values()].filter((s) => s.exited);
-    for (const s of gone) this.free(s);
+    const gone = [...this.sessions.values()].filter((s) => s.exited && visible(actor, s.scopeTarget));
+    for (const s of gone) {
+      s.events.emit('audited', actor, 'session_removed', {});
+      this.free(s);
+    }
     return ok(gone.map((s) => s.id));
   }
 
@@ -219,11 +252,14 @@ export class SessionManager {
     await this.pictures.close();
   }
 
-  private byRef(ref: string): Session | undefined {
+  /** The sessions `ref` names (its id, else its name) among those `actor` may see. */
+  private byRef(ref: string, actor: Actor): Session[] {
     const byId = this.sessions.get(ref);
-    if (byId) return byId;
-    for (const s of this.sessions.values()) if (s.spec.name === ref) return s;
-    return undefined;
+    // An id the actor may not see is treated as no id at all: the name lookup goes on as it would for a missing one.
+    if (byId && visible(actor, byId.scopeTarget)) return [byId];
+    const named: Session[] = [];
+    for (const s of this.sessions.values()) if (s.spec.name === ref && visible(actor, s.scopeTarget)) named.push(s);
+    return named;
   }
 
   private async end(session: Session, sig: Signal): Promise<void> {
@@ -266,7 +302,7 @@ export class SessionManager {
     for (;;) {
       const bytes = crypto.randomBytes(5);
       const id = ID_FIRST[bytes[0]! % ID_FIRST.length] + bytes.subarray(1).toString('hex').slice(0, 7);
-      if (!this.byRef(id) && !this.idInUse(id)) return id;
+      if (this.byRef(id, SYSTEM_ACTOR).length === 0 && !this.idInUse(id)) return id;
     }
   }
 }

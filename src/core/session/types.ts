@@ -37,7 +37,7 @@ export type SessionEvents = {
   banner: [message: string];
   clientAttached: [client: AttachedClient];
   clientDetached: [client: AttachedClient];
-  inputAccepted: [actor: Actor, source: InputSource];
+  inputAccepted: [actor: Actor, source: InputSource, bytes: number];
   inputRejected: [actor: Actor, source: InputSource, code: string];
   leaseAcquired: [lease: Lease];
   leaseReleased: [lease: Lease, reason: ReleaseReason];
@@ -45,6 +45,8 @@ export type SessionEvents = {
   secretStarted: [actor: Actor, reason: string];
   /** The window closed; listeners that hold a picture of the screen should repaint. */
   secretEnded: [actor: Actor];
+  /** Someone acted on the session in a way the audit trail keeps and no other event says with its actor. */
+  audited: [actor: Actor, action: 'resized' | 'signalled' | 'session_ended' | 'session_removed', detail: Record<string, string | number>];
   /** The shell's state changed (prompt, command, input needed): for waits. Not published while a window is open. */
   shellChanged: [];
   /** A command started (its C mark); held back while a secret-input window is open, like everything from output. */

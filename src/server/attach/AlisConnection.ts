@@ -37,9 +37,11 @@ export class AlisConnection {
   /** The start of a character a chunk ended in the middle of; the next chunk completes it. */
   private carry: Buffer | undefined;
 
+  /** Known once the auth frame names a credential that may see it. */
+  private session!: Session;
+
   constructor(
     private readonly ws: WebSocket,
-    private readonly session: Session,
     private readonly authenticate: Authenticate,
     private readonly settings: AttachSettings,
     private readonly log: { debug: (o: object, m: string) => void },
@@ -64,7 +66,8 @@ export class AlisConnection {
   private start(auth: AuthFrame): void {
     if (auth.role === 'driver') return this.close(CloseCode.forbidden, 'the live stream is read-only; ask for role "viewer" or none');
     const verdict = this.authenticate(auth);
-    if (!verdict.ok) return this.close(CloseCode.forbidden, verdict.reason);
+    if (!verdict.ok) return this.close(verdict.missing ? CloseCode.notFound : CloseCode.forbidden, verdict.reason);
+    this.session = verdict.session;
     for (const c of this.cleanups.splice(0)) c(); // the auth timer
     this.state = 'live';
     const s = this.session;

@@ -51,9 +51,14 @@ export const DEFAULT_ATTACH_SETTINGS: AttachSettings = {
 };
 
 /** Decides what a first frame's credentials allow: who it is and the most privileged role, or a refusal. */
+/**
+ * Decides what a first frame's credentials allow: the session the socket's path names, who it is and the most
+ * privileged role; or a refusal, `missing` when the path names no session this credential may see (closed with 4004,
+ * whether it is missing or out of scope).
+ */
 export type Authenticate = (
   frame: AuthFrame,
-) => { ok: true; maxRole: Role; actor: Actor; tokenName: string } | { ok: false; reason: string };
+) => { ok: true; session: Session; maxRole: Role; actor: Actor; tokenName: string } | { ok: false; reason: string; missing?: boolean };
 
 export class AttachConnection {
   private state: 'auth' | 'live' | 'closed' = 'auth';
@@ -66,10 +71,11 @@ export class AttachConnection {
   private clientSize: { cols: number; rows: number } | undefined;
   /** Stream offset the client has been sent up to, so live chunks are never duplicated or skipped. */
   private sentSeq = 0;
+  /** Known once the auth frame names a credential that may see it. */
+  private session!: Session;
 
   constructor(
     private readonly ws: WebSocket,
-    private readonly session: Session,
     private readonly authenticate: Authenticate,
     private readonly settings: AttachSettings,
     private readonly log: { debug: (o: object, m: string) => void },
@@ -108,7 +114,8 @@ export class AttachConnection {
 
   private start(auth: AuthFrame): void {
     const verdict = this.authenticate(auth);
-    if (!verdict.ok) return this.close(CloseCode.forbidden, verdict.reason);
+    if (!verdict.ok) return this.close(verdict.missing ? CloseCode.notFound : CloseCode.forbidden, verdict.reason);
+    this.session = verdict.session;
     for (const c of this.cleanups.splice(0)) c(); // the auth timer
     this.state = 'live';
     const wanted: Role = auth.role ?? 'viewer';

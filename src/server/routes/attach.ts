@@ -6,14 +6,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { TermError, atLeast } from '../../core/index.js';
+import { TermError, atLeast, type Actor } from '../../core/index.js';
 import type { Role } from '../../protocol/attach.js';
 import { AttachTokenBody, AttachTokenSchema, BannerBody, SessionIdParams, SessionInfoSchema } from '../../protocol/http.js';
 import { ATTACH_TOKEN_TTL_S, AttachTokens } from '../attachTokens.js';
 import { AttachConnection, type AttachSettings, type Authenticate } from '../attach/AttachConnection.js';
 import { AlisConnection } from '../attach/AlisConnection.js';
 import type { Principal } from '../TokenStore.js';
-import type { Session } from '../../core/index.js';
 import { originAllowed } from '../auth.js';
 import { sendError } from '../errors.js';
 import { actorOf } from '../auth.js';
@@ -37,8 +36,13 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       const hint = req.headers.origin === 'null' ? 'opaque origins (sandboxed pages, file: URLs) can never attach' : 'allow it with --allow-origin';
       return sendError(reply, new TermError('forbidden_origin', `Origin "${req.headers.origin}" may not attach; ${hint}`));
     }
-    const found = deps.manager.get((req.params as IdParams).id);
-    if (!found.ok) return sendError(reply, found.error);
+    // A native client that sends its token as a header is answered before the upgrade, with the 404 of every route
+    // (core's lookup: out of scope is missing). Without a header nobody is known yet: every upgrade goes ahead,
+    // and a missing or out-of-scope session closes the socket with 4004 after the auth frame, alike.
+    if (req.principal) {
+      const found = deps.manager.get((req.params as IdParams).id, req.principal.actor);
+      if (!found.ok) return sendError(reply, found.error);
+    }
     // An upgrade holds a slot until its connection closes, however it ends (refused upgrade, auth failure, close).
     if (req.headers.upgrade?.toLowerCase() === 'websocket') {
       const slot = deps.slots.attach.take();
@@ -47,15 +51,35 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
     }
   };
 
-  /** Who a first frame's credential stands for on this session, and the most it may do: the one rule both sockets use. */
-  const authenticatorFor = (session: Session, headerPrincipal: Principal | undefined): Authenticate => (frame) => {
-    // The bearer header, or a bearer token in the frame: the token's own actor; viewers can only watch.
-    const bearer = frame.token === undefined ? headerPrincipal : deps.tokens.resolve(frame.token);
-    if (bearer) return { ok: true, maxRole: atLeast(bearer.actor, 'agent') ? 'driver' : 'viewer', ...bearer };
-    if (frame.token === undefined) return { ok: false, reason: 'a token is required in the auth frame' };
-    const grant = deps.attachTokens.redeem(frame.token, session.id);
-    if (!grant || !deps.tokens.isLive(grant.tokenId)) return { ok: false, reason: 'the token is invalid, expired, already used, revoked, or for another session' };
-    return { ok: true, maxRole: grant.role, actor: grant.actor, tokenName: grant.tokenName };
+  /**
+   * Who a first frame's credential stands for, the session the socket's path names as that actor may see it, and the
+   * most it may do: the one rule both sockets use. Missing and out of scope are the same 4004.
+   */
+  const authenticatorFor = (ref: string, headerPrincipal: Principal | undefined): Authenticate => {
+    const invalid = 'the token is invalid, expired, already used, revoked, or for another session';
+    const lookup = (actor: Actor) => {
+      const found = deps.manager.get(ref, actor);
+      return found.ok ? found.value : undefined;
+    };
+    return (frame) => {
+      // The bearer header, or a bearer token in the frame: the token's own actor; viewers can only watch.
+      const bearer = frame.token === undefined ? headerPrincipal : deps.tokens.resolve(frame.token);
+      if (bearer) {
+        const session = lookup(bearer.actor);
+        if (!session) return { ok: false, missing: true, reason: 'no such session' };
+        return { ok: true, session, maxRole: atLeast(bearer.actor, 'agent') ? 'driver' : 'viewer', ...bearer };
+      }
+      if (frame.token === undefined) return { ok: false, reason: 'a token is required in the auth frame' };
+      // An attach token: its minter's actor, with the minter's scope as it is now (none once revoked).
+      const peek = deps.attachTokens.inspect(frame.token);
+      const minter = peek && deps.tokens.actorOf(peek.tokenId, peek.actor.name, peek.actor.kind);
+      if (!peek || !minter) return { ok: false, reason: invalid };
+      const session = lookup(minter);
+      if (!session) return { ok: false, missing: true, reason: 'no such session' };
+      const grant = deps.attachTokens.redeem(frame.token, session.id);
+      if (!grant) return { ok: false, reason: invalid };
+      return { ok: true, session, maxRole: grant.role, actor: minter, tokenName: grant.tokenName };
+    };
   };
 
   app.post(
@@ -73,13 +97,15 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       },
     },
     async (req, reply) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const role: Role = (req.body as Static<typeof AttachTokenBody> | undefined)?.role ?? 'viewer';
       const principal = req.principal!;
       // A token may carry at most what its minter has: viewers mint viewer tokens only.
       if (role === 'driver' && !atLeast(principal.actor, 'agent')) {
         throw new TermError('forbidden', 'a viewer cannot mint a driver attach token; ask for role "viewer"');
       }
+      const limited = await deps.limits.take('attachTokens', req, 'minting attach tokens');
+      if (limited) throw limited;
       return reply.code(201).send({
         token: deps.attachTokens.mint(session.id, role, principal.actor, principal.tokenName, principal.tokenId),
         ws_path: `/v1/sessions/${session.id}/attach`,
@@ -100,7 +126,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       unwrap(session.banner(actorOf(req), (req.body as Static<typeof BannerBody>).message));
       return session.info();
     },
@@ -126,9 +152,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
     handler: async (_req, reply) =>
       sendError(reply, new TermError('invalid_request', 'this endpoint is a WebSocket: send an upgrade request (see docs/protocol.md)')),
     wsHandler: (socket, req) => {
-      const found = deps.manager.get((req.params as IdParams).id);
-      if (!found.ok) return socket.close(4004, 'no such session');
-      new AttachConnection(socket, found.value, authenticatorFor(found.value, req.principal), deps.settings, req.log, deps.revocations);
+      new AttachConnection(socket, authenticatorFor((req.params as IdParams).id, req.principal), deps.settings, req.log, deps.revocations);
     },
   });
 
@@ -151,9 +175,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
     handler: async (_req, reply) =>
       sendError(reply, new TermError('invalid_request', 'this endpoint is a WebSocket (ALiS): send an upgrade request (see docs/protocol.md)')),
     wsHandler: (socket, req) => {
-      const found = deps.manager.get((req.params as IdParams).id);
-      if (!found.ok) return socket.close(4004, 'no such session');
-      new AlisConnection(socket, found.value, authenticatorFor(found.value, req.principal), deps.settings, req.log, deps.revocations);
+      new AlisConnection(socket, authenticatorFor((req.params as IdParams).id, req.principal), deps.settings, req.log, deps.revocations);
     },
   });
 }

@@ -47,7 +47,7 @@ export async function commandRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (req, reply) => {
-      const session = sessionOf(deps, (req.params as Static<typeof IdParams>).id);
+      const session = sessionOf(deps, req);
       const body = req.body as Static<typeof RunCommandBody>;
       return inWaitSlot(deps, reply, async (signal) => unwrap(await session.run(actorOf(req), body, signal)));
     },
@@ -63,7 +63,7 @@ export async function commandRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as Static<typeof IdParams>).id);
+      const session = sessionOf(deps, req);
       return { commands: unwrap(session.commands(actorOf(req))) };
     },
   );
@@ -80,7 +80,7 @@ export async function commandRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
     async (req, reply) => {
       const { id, cid } = req.params as CommandParamsT;
-      const session = sessionOf(deps, id);
+      const session = sessionOf(deps, req);
       const q = req.query as Static<typeof CommandQuery>;
       const opts = { waitMs: q.wait_ms, maxOutputBytes: q.max_output_bytes };
       if (!q.wait_ms) return unwrap(await session.command(actorOf(req), cid, opts));
@@ -101,7 +101,7 @@ export async function commandRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     async (req) => {
       const { id, cid } = req.params as CommandParamsT;
       const q = req.query as Static<typeof OutputQuery>;
-      return unwrap(sessionOf(deps, id).commandOutput(actorOf(req), cid, q.offset, q.limit));
+      return unwrap(sessionOf(deps, req).commandOutput(actorOf(req), cid, q.offset, q.limit));
     },
   );
 }

@@ -1,6 +1,7 @@
 /** Pieces every route file shares: dependencies, the id param, and unwrapping core results into replies. */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Result, Runtime, Session, SessionManager } from '../../core/index.js';
+import { actorOf } from '../auth.js';
 import { ErrorSchema, StringEnum } from '../../protocol/http.js';
 import { STATUS } from '../errors.js';
 import { INPUT_STATUS } from '../../protocol/errors.js';
@@ -8,6 +9,7 @@ import type { Revocations } from '../Revocations.js';
 import type { TokenStore } from '../TokenStore.js';
 import type { Store } from '../../store/Store.js';
 import type { Slots } from '../Slots.js';
+import type { RateLimiter } from '../rateLimits.js';
 
 /** Caps on long-lived requests, shared by the routes that open them. */
 export interface ConnectionSlots {
@@ -24,6 +26,7 @@ export interface RouteDeps {
   store: Store;
   revocations: Revocations;
   slots: ConnectionSlots;
+  limits: RateLimiter;
 }
 
 /** Throwing a TermError from a handler reaches the error handler, which gives it the standard shape and status. */
@@ -49,8 +52,12 @@ export async function inWaitSlot<T>(deps: RouteDeps, reply: FastifyReply, fn: (s
   }
 }
 
-export function sessionOf(deps: RouteDeps, id: string): Session {
-  return unwrap(deps.manager.get(id));
+/**
+ * The session the route's `:id` names, as the caller may know it: one outside the caller's scope is a 404
+ * session_not_found with the very message a missing one gets (core's SessionManager.get decides).
+ */
+export function sessionOf(deps: RouteDeps, req: FastifyRequest): Session {
+  return unwrap(deps.manager.get((req.params as { id: string }).id, actorOf(req)));
 }
 
 /** Every stable error code an answer with this status may carry (secret_input_active is both 423 and 409). */
@@ -60,10 +67,13 @@ function codesFor(status: number): string[] {
   return codes.sort();
 }
 
-/** Error responses, declared on every route so /openapi.json lists them with the codes each status may carry. */
+/**
+ * Error responses, declared on every route so /openapi.json lists them with the codes each status may carry. 429 is
+ * on every route: an address past its failed-authentication limit is refused everywhere (server/rateLimits.ts).
+ */
 export function errors(...statuses: number[]): Record<number, typeof ErrorSchema> {
   const out: Record<number, typeof ErrorSchema> = {};
-  for (const s of [401, 403, ...statuses]) {
+  for (const s of [401, 403, 429, ...statuses]) {
     const codes = codesFor(s);
     out[s] =
       codes.length === 0

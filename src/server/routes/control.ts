@@ -14,7 +14,7 @@ export async function controlRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     {
       schema: { summary: 'Current input leases', params: SessionIdParams, response: { 200: Type.Object({ leases: Type.Array(LeaseSchema) }), ...errors(404) } },
     },
-    async (req) => ({ leases: sessionOf(deps, (req.params as IdParams).id).leases() }),
+    async (req) => ({ leases: sessionOf(deps, req).leases() }),
   );
 
   app.post(
@@ -28,7 +28,7 @@ export async function controlRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const body = req.body as Static<typeof LeaseBody>;
       return unwrap(session.acquireLease(actorOf(req), body.mode, body.ttl_ms, body.lease_id));
     },
@@ -40,8 +40,8 @@ export async function controlRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       schema: { summary: 'Release a lease', params: LeaseParams, response: { 204: Type.Null(), ...errors(404) } },
     },
     async (req, reply) => {
-      const { id, lease_id } = req.params as Static<typeof LeaseParams>;
-      unwrap(sessionOf(deps, id).releaseLease(actorOf(req), lease_id));
+      const { lease_id } = req.params as Static<typeof LeaseParams>;
+      unwrap(sessionOf(deps, req).releaseLease(actorOf(req), lease_id));
       return reply.code(204).send();
     },
   );
@@ -49,7 +49,7 @@ export async function controlRoutes(app: FastifyInstance, deps: RouteDeps): Prom
   app.get(
     '/v1/sessions/:id/secret-input',
     { schema: { summary: 'Whether a secret-input window is open', params: SessionIdParams, response: { 200: SecretStateSchema, ...errors(404) } } },
-    async (req) => sessionOf(deps, (req.params as IdParams).id).secretState,
+    async (req) => sessionOf(deps, req).secretState,
   );
 
   app.post(
@@ -64,7 +64,7 @@ export async function controlRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
     async (req) => {
       const { action, reason } = req.body as Static<typeof SecretActionBody>;
-      return unwrap(sessionOf(deps, (req.params as IdParams).id).secretAction(actorOf(req), action, reason));
+      return unwrap(sessionOf(deps, req).secretAction(actorOf(req), action, reason));
     },
   );
 }

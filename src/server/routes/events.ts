@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { RuntimeEvent } from '../../protocol/events.js';
 import { SESSION_REF_PATTERN } from '../../protocol/bounds.js';
+import { actorOf } from '../auth.js';
 import { errors, unwrap, type RouteDeps } from './common.js';
 
 /** Unsent event text per consumer beyond which it is disconnected. */
@@ -35,8 +36,9 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
     },
     async (req, reply) => {
       const { session: ref } = req.query as Static<typeof EventsQuery>;
-      // Events carry ids; a name stands for the live session it names now.
-      const named = ref === undefined ? undefined : deps.manager.get(ref);
+      const actor = actorOf(req);
+      // Events carry ids; a name stands for the live session it names now (among those the caller may see).
+      const named = ref === undefined ? undefined : deps.manager.get(ref, actor);
       const session = named?.ok ? named.value.id : ref;
       const header = req.headers['last-event-id'];
       const lastId = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : undefined;
@@ -75,6 +77,8 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
         if (e.id <= sentId) return;
         sentId = e.id;
         if (session !== undefined && e.session_id !== session) return;
+        // Sessions outside the caller's scope do not exist for it: none of their events are sent.
+        if (!bus.visibleTo(actor, e)) return;
         write(`id: ${e.id}\ndata: ${JSON.stringify(e)}\n\n`);
       };
 

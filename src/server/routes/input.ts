@@ -25,7 +25,7 @@ export async function inputRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const { input, lease_id } = req.body as Static<typeof InputBody>;
       return unwrap(session.send(actorOf(req), input, { leaseId: lease_id, source: 'api' }));
     },
@@ -46,7 +46,7 @@ export async function inputRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const { lease_id, ...event } = req.body as Static<typeof MouseBody>;
       const written = unwrap(session.mouse(actorOf(req), event, lease_id));
       return { written, modes: session.emulator.modes };

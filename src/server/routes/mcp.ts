@@ -63,7 +63,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: RouteDeps & { allowe
         req.log.info({ evicted: oldest[0] }, 'mcp.session_evicted');
         end(oldest[0]);
       }
-      const mcp = createMcpServer(new RuntimeBackend(deps.runtime, actorOf(req), undefined, undefined, deps.slots.waits));
+      const startGate = () => deps.limits.take('sessionStarts', req, 'starting sessions');
+      const mcp = createMcpServer(new RuntimeBackend(deps.runtime, actorOf(req), undefined, undefined, deps.slots.waits, true, startGate));
       const fresh: McpSession = {
         transport: new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),

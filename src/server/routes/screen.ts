@@ -75,7 +75,7 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
       },
     },
     async (req, reply) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const q = req.query as Static<typeof ScreenQuery>;
       if (q.format === 'png' || q.format === 'svg') {
         if (q.since_seq !== undefined || q.wait_ms !== undefined || q.highlights !== undefined) {
@@ -116,7 +116,7 @@ export async function screenRoutes(app: FastifyInstance, deps: RouteDeps): Promi
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       return unwrap(await session.scrollback(actorOf(req), (req.query as Static<typeof ScrollbackQuery>).lines));
     },
   );

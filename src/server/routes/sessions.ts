@@ -50,6 +50,8 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (req, reply) => {
+      const limited = await deps.limits.take('sessionStarts', req, 'starting sessions');
+      if (limited) throw limited;
       const session = unwrap(deps.manager.create((req.body ?? {}) as Static<typeof CreateSessionBody>, actorOf(req)));
       req.log.debug({ session: session.id, pid: session.pid }, 'session.create');
       return reply.code(201).send(session.info());
@@ -72,10 +74,12 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
         const eq = pair.indexOf('=');
         labels[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
-      const live = deps.manager.list(labels).map((s) => s.info());
+      const actor = actorOf(req);
+      const live = deps.manager.list(labels, actor).map((s) => s.info());
       if (q.include !== 'ended') return { sessions: live };
       const wanted = Object.entries(labels);
-      const ended = deps.store.records(new Set(deps.manager.list().map((s) => s.id))).filter((r) => wanted.every(([k, v]) => r.labels[k] === v));
+      const held = new Set(deps.manager.all().map((s) => s.id));
+      const ended = deps.store.records(held, actor).filter((r) => wanted.every(([k, v]) => r.labels[k] === v));
       return { sessions: [...live, ...ended] };
     },
   );
@@ -102,9 +106,10 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
     },
     async (req) => {
       const { id } = req.params as IdParams;
-      const live = deps.manager.get(id);
+      const actor = actorOf(req);
+      const live = deps.manager.get(id, actor);
       if (live.ok) return live.value.info();
-      const record = deps.store.record(id);
+      const record = deps.store.record(id, actor);
       if (!record) throw live.error;
       return record;
     },
@@ -124,11 +129,14 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       const { id } = req.params as IdParams;
       const q = req.query as Static<typeof DeleteQuery>;
       const sig = (q.signal ?? 'HUP') as Signal;
-      const live = deps.manager.get(id);
-      if (live.ok) unwrap(await deps.manager.delete(actorOf(req), id, sig));
-      else unwrap(requireRole(actorOf(req), 'agent', 'purging a stored record'));
+      const actor = actorOf(req);
+      const live = deps.manager.get(id, actor);
+      if (live.ok) unwrap(await deps.manager.delete(actor, id, sig));
+      else unwrap(requireRole(actor, 'agent', 'purging a stored record'));
       if (q.purge !== undefined) {
-        const purged = deps.store.purge(id);
+        // Only a record the caller may see: one outside its scope is as missing as one that never was.
+        const purged = deps.store.record(id, actor) !== undefined && deps.store.purge(id);
+        if (purged) deps.runtime.audit.record(id, actor, 'session_purged');
         if (!purged && !live.ok) throw live.error;
       } else if (!live.ok) throw live.error;
       req.log.debug({ session: id, signal: sig }, 'session.delete');
@@ -147,7 +155,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const signalled = unwrap(session.signal(actorOf(req), (req.body as Static<typeof SignalBody>).signal as Signal));
       return { ...session.info(), signalled };
     },
@@ -164,7 +172,7 @@ export async function sessionRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       },
     },
     async (req) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const { cols, rows } = req.body as Static<typeof ResizeBody>;
       unwrap(session.resize(actorOf(req), cols, rows));
       return session.info();

@@ -2,6 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { CreateTokenBody, TokenInfoSchema } from '../../protocol/http.js';
+import { scopeToText } from '../../protocol/scopeText.js';
+import { actorOf } from '../auth.js';
 import { errors, unwrap, type RouteDeps } from './common.js';
 
 const NameParams = Type.Object({ name: Type.String({ maxLength: 64 }) });
@@ -12,14 +14,15 @@ export async function tokenRoutes(app: FastifyInstance, deps: RouteDeps): Promis
     {
       config: { role: 'admin' },
       schema: {
-        summary: 'Create a named token with a role; the secret is returned once and stored only as a hash',
+        summary: 'Create a named token with a role, and optionally a scope and the command profiles it may start; the secret is returned once and stored only as a hash',
         body: CreateTokenBody,
         response: { 201: Type.Intersect([TokenInfoSchema, Type.Object({ token: Type.String() })]), ...errors(400, 409, 413) },
       },
     },
     async (req, reply) => {
-      const { name, role } = req.body as Static<typeof CreateTokenBody>;
-      const created = unwrap(deps.tokens.create(name, role));
+      const { name, role, scope, profiles } = req.body as Static<typeof CreateTokenBody>;
+      const created = unwrap(deps.tokens.create(name, role, { scope, profiles }));
+      deps.runtime.audit.record(null, actorOf(req), 'token_created', { name, role, scope: scopeToText(created.info.scope), profiles: created.info.profiles?.join(',') ?? null });
       req.log.info({ token_name: name, role }, 'token.create');
       return reply.code(201).send({ ...created.info, token: created.token });
     },
@@ -27,7 +30,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: RouteDeps): Promis
 
   app.get(
     '/v1/tokens',
-    { config: { role: 'admin' }, schema: { summary: 'List tokens (names and roles, never secrets)', response: { 200: Type.Object({ tokens: Type.Array(TokenInfoSchema) }), ...errors() } } },
+    { config: { role: 'admin' }, schema: { summary: 'List tokens (names, roles and scopes; never secrets)', response: { 200: Type.Object({ tokens: Type.Array(TokenInfoSchema) }), ...errors() } } },
     async () => ({ tokens: deps.tokens.list() }),
   );
 
@@ -40,6 +43,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: RouteDeps): Promis
     async (req, reply) => {
       const { name } = req.params as Static<typeof NameParams>;
       unwrap(deps.tokens.revoke(name));
+      deps.runtime.audit.record(null, actorOf(req), 'token_revoked', { name });
       req.log.info({ token_name: name }, 'token.revoke');
       return reply.code(204).send();
     },

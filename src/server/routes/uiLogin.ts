@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { TermError } from '../../core/index.js';
+import { TermError, actorRef } from '../../core/index.js';
 import { LoginCodeBody, LoginCodeSchema, LoginQuery, UiWhoamiSchema } from '../../protocol/ui.js';
 import { bearerToken } from '../auth.js';
 import { clearUiCookie, readCookie, setUiCookie, uiCookieName } from '../cookies.js';
@@ -53,11 +53,13 @@ export async function uiLoginRoutes(app: FastifyInstance, deps: UiLoginDeps): Pr
       if (!bearerToken(req.headers.authorization)) {
         throw new TermError('forbidden', 'login codes are minted with a bearer token (termhost ui), not from a browser sign-in');
       }
+      const limited = await deps.limits.take('loginCodes', req, 'minting UI login codes');
+      if (limited) throw limited;
       const body = req.body as Static<typeof LoginCodeBody>;
       const kind = body.as ?? 'human';
       let next = '/ui/';
       if (body.session !== undefined) {
-        if (!deps.manager.get(body.session).ok && !deps.store.record(body.session)) {
+        if (!deps.manager.get(body.session, req.principal!.actor).ok && !deps.store.record(body.session, req.principal!.actor)) {
           throw new TermError('session_not_found', `no session or record "${body.session}"`);
         }
         const role = kind === 'viewer' ? 'viewer' : (body.role ?? 'driver');
@@ -102,6 +104,7 @@ export async function uiLoginRoutes(app: FastifyInstance, deps: UiLoginDeps): Pr
         throw new TermError('unauthorized', 'this sign-in link is wrong, used or expired (each works once, for 60 s); run `termhost ui` for a new one');
       }
       req.log.info('ui.sign_in');
+      deps.runtime.audit.record(null, spent.actor, 'ui_signed_in', { as: spent.actor.kind });
       // The page itself, carrying the page key once: its script keeps the key in this origin's localStorage and
       // replaces the address (which holds the spent code) with `next`. Never stored by a cache, never a Referer.
       const meta = `<meta name="${UI_KEY_META}" content="${attr(spent.key)}"><meta name="${UI_NEXT_META}" content="${attr(spent.next)}">`;
@@ -118,7 +121,7 @@ export async function uiLoginRoutes(app: FastifyInstance, deps: UiLoginDeps): Pr
   app.get('/ui/me', { schema: { summary: 'Who this browser is signed in as', security: [], response: { 200: UiWhoamiSchema, ...errors() } } }, async (req) => {
     if (!req.principal) throw new TermError('unauthorized', 'this browser is not signed in; run `termhost ui` on the daemon\'s machine');
     const cookie = uiCookieOf(req);
-    return { actor: req.principal.actor, expires_at: (cookie && deps.uiLogins.expiresAt(cookie)) ?? null };
+    return { actor: actorRef(req.principal.actor), expires_at: (cookie && deps.uiLogins.expiresAt(cookie)) ?? null };
   });
 
   app.post('/ui/logout', { schema: { summary: 'Sign this browser out', security: [], response: { 204: { description: 'signed out' }, ...errors() } } }, async (req, reply) => {

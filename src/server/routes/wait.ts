@@ -19,7 +19,7 @@ export async function waitRoutes(app: FastifyInstance, deps: RouteDeps): Promise
       },
     },
     async (req, reply) => {
-      const session = sessionOf(deps, (req.params as IdParams).id);
+      const session = sessionOf(deps, req);
       const body = req.body as Static<typeof WaitBody>;
       return inWaitSlot(deps, reply, async (signal) => unwrap(await session.wait(actorOf(req), body, signal)));
     },
