@@ -251,7 +251,7 @@ test('MCP over /mcp with an own-scoped token: session_list, tools and screen res
     const listed = await client.callTool({ name: 'session_list', arguments: {} });
     assert.deepEqual((listed.structuredContent as { sessions: Array<{ id: string }> }).sessions.map((s) => s.id), [mine]);
     const resources = await client.listResources();
-    assert.deepEqual(resources.resources.map((r) => r.uri), [`termhost://sessions/${mine}/screen`]);
+    assert.deepEqual(resources.resources.map((r) => r.uri), [`termhost://sessions/${mine}/screen`, `termhost://sessions/${mine}/screen.png`]);
     for (const [name, args] of [
       ['read_screen', { session: other.id }],
       ['send', { session: other.id, input: [{ text: 'x' }] }],

@@ -79,7 +79,7 @@ test('GIF options are bounded and belong to format=gif', async () => {
     ['format=gif&speed=0', /speed.*>= 0.1/],
     ['format=gif&speed=1000', /speed.*<= 100/],
     ['format=gif&scale=2', /scale.*>= 4/],
-    ['format=gif&markers=1', /version and markers go with format=asciicast/],
+    ['format=gif&markers=1', /version, markers and audit go with format=asciicast/],
     ['format=asciicast&speed=2', /speed goes with format=gif/],
   ] as const) {
     const r = await get(q);
