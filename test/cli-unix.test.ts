@@ -129,7 +129,7 @@ test('ls and token ls are tab-separated, with a header line on a terminal only',
   const id = (await th(['new', '--label', 'tab=1', '--', 'sleep', '30'])).stdout.trim();
   const piped = await th(['ls', '--label', 'tab=1']);
   assert.match(piped.stdout, new RegExp(`^${id}\\t-\\t\\d+\\t80x24\\trunning\\tsleep 30\\ttab=1\\n$`), 'a pipe gets rows only');
-  assert.match((await th(['token', 'ls'])).stdout, /^admin\tadmin\t\(daemon token\)\n/);
+  assert.match((await th(['token', 'ls'])).stdout, /^admin\tadmin\tall\t\(daemon token\)\tany\n/);
   // On a terminal (a termhost session is one): the header first.
   const tty = await d.client.createSession({ command: [process.execPath, BIN, 'ls', '--label', 'tab=1'], env, cols: 200 });
   const done = await d.client.wait(tty.id, { exit: true, timeout_ms: 20_000 });
