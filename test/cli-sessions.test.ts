@@ -40,10 +40,13 @@ test('new --rm: the session leaves `ls` as soon as its program exits; prune free
 test('wait --after-input does not match the echo of the command just typed; a plain wait does', async () => {
   const id = (await th(['new', '--env', 'PS1=$ ', '--', 'bash', '--norc', '--noprofile'])).stdout.trim();
   await waitText(d, id, '$');
-  assert.equal((await th(['send', id, 'read x; echo done', 'Enter'])).code, 0);
+  // `head` (not bash's `read`) so the kernel can say when it reads; see the same story in sessions.test.ts.
+  assert.equal((await th(['send', id, 'head -n1 >/dev/null; echo done', 'Enter'])).code, 0);
   assert.equal((await th(['wait', id, '--text', 'done', '--timeout', '3000'])).code, 0, 'the echo matches a plain wait');
   const early = await th(['wait', id, '--text', 'done', '--after-input', '--timeout', '500']);
   assert.equal(early.code, 1, `matched the echo: ${early.stdout}`);
+  // An Enter typed before `head` reads may reach it as a bare CR (readline's raw mode), and it would wait on.
+  assert.equal((await d.client.wait(id, { input_needed: true, timeout_ms: 15_000 })).matched, true, 'head waits for its line');
   await th(['send', id, 'y', 'Enter']);
   const late = await th(['wait', id, '--regex', '^done$', '--after-input', '--timeout', '5000']);
   assert.equal(late.code, 0, late.stdout + late.stderr);

@@ -103,16 +103,27 @@ describe('exited sessions', () => {
 });
 
 describe('waits after input', () => {
+  /**
+   * Until `head` is blocked on the terminal, bash's readline may still have it in raw mode without ICRNL: an Enter
+   * typed then arrives as a bare CR, and `head` (canonical again) waits for a newline that never comes. Under load
+   * that window is wide (it failed CI once), so the answer to `head` waits for the kernel's word that it is reading.
+   */
+  const readWaiting = async (id: string) => {
+    const w = await d.client.wait(id, { input_needed: true, timeout_ms: 15_000 });
+    assert.equal(w.matched, true, `read never waited for input:\n${w.screen.lines.join('\n')}`);
+  };
+
   test('the pitfall: a wait for "done" right after typing `echo done` matches the echo, unless it looks after the input', async () => {
     const s = await shell();
     await waitText(d, s.id, '$');
-    // `read` holds the command back, so only the echo of the typed line says "done" for now.
-    const typed = await d.client.input(s.id, [{ text: 'read x; echo done' }, { key: 'Enter' }]);
+    // `head` holds the command back, so only the echo of the typed line says "done" for now.
+    const typed = await d.client.input(s.id, [{ text: 'head -n1 >/dev/null; echo done' }, { key: 'Enter' }]);
     assert.equal(typeof typed.seq, 'number');
     const naive = await d.client.wait(s.id, { text: 'done', timeout_ms: 3000 });
     assert.equal(naive.matched, true, 'the echo matches a plain wait: that is the pitfall');
     const early = await d.client.wait(s.id, { text: 'done', after_seq: typed.seq, timeout_ms: 500 });
     assert.equal(early.matched, false, early.screen.lines.join('\n'));
+    await readWaiting(s.id);
     await d.client.input(s.id, [{ text: 'y' }, { key: 'Enter' }]);
     const real = await d.client.wait(s.id, { text: 'done', after_seq: typed.seq, timeout_ms: 5000 });
     assert.equal(real.matched, true);
@@ -134,11 +145,11 @@ describe('waits after input', () => {
   test('output that scrolls off still counts: after_seq follows the line as the screen scrolls', async () => {
     const s = await d.client.createSession({ command: ['bash', '--norc', '--noprofile'], env: { PS1: '$ ' }, rows: 5 });
     await waitText(d, s.id, '$');
-    const typed = await d.client.input(s.id, [{ text: 'read x; echo marker-here; seq 1 20' }, { key: 'Enter' }]);
+    const typed = await d.client.input(s.id, [{ text: 'head -n1 >/dev/null; echo marker-here; seq 1 20' }, { key: 'Enter' }]);
+    await readWaiting(s.id);
     await d.client.input(s.id, [{ key: 'Enter' }]);
-    await waitText(d, s.id, '20');
     const r = await d.client.wait(s.id, { text: 'marker-here', after_seq: typed.seq, timeout_ms: 5000 });
-    assert.equal(r.matched, true);
+    assert.equal(r.matched, true, r.screen.lines.join('\n'));
     assert.ok(!r.screen.lines.some((l) => l.includes('marker-here')), 'the line has scrolled off the 5-row screen');
     await d.client.deleteSession(s.id);
   });
