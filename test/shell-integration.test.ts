@@ -130,6 +130,27 @@ for (const shell of SHELLS) {
       assert.ok(pages.join('') === expected, 'the pages put together are exactly the output');
     });
 
+    test('background jobs that end while commands are typed lose none of them: each runs and answers its own status', async () => {
+      // fish announces a finished job at once, above a new prompt, even while a line is being typed: that new prompt
+      // is no refusal of the line (a syntax error looks the same), and the kernel says which: the line is still unread.
+      const s = await d.client.createSession({ command: [shell], env: home.env, cwd: home.dir });
+      await d.client.run(s.id, 'true', { timeoutMs: 10_000 });
+      let n = 0;
+      for (let job = 0; job < 8; job++) {
+        await d.client.run(s.id, 'sleep 0.05 &', { timeoutMs: 10_000 });
+        const until = Date.now() + 250;
+        while (Date.now() < until) {
+          const r = await d.client.run(s.id, `echo ran-${n}; false`, { timeoutMs: 10_000 });
+          const [first, ...rest] = r.output.split('\n');
+          assert.deepEqual([r.status, r.exit_code, r.rejected, first], ['exited', 1, false, `ran-${n}`], `command ${n} after job ${job}: ${JSON.stringify(r.output)}`);
+          // The shell may announce the job while the command runs: that notice is on the screen, so in the output.
+          for (const line of rest) assert.match(line, /^$|sleep 0\.05/, `command ${n}: ${JSON.stringify(r.output)}`);
+          n++;
+        }
+      }
+      await d.client.deleteSession(s.id);
+    });
+
     test('commands typed through the API stay out of the history; a person\'s command does not', async () => {
       const s = await d.client.createSession({ command: [shell], env: home.env });
       await d.client.run(s.id, 'echo api-typed-marker', { timeoutMs: 10_000 });

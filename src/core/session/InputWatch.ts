@@ -41,6 +41,8 @@ export interface InputWatchHost {
   /** Output read from the PTY that the emulator has not parsed yet. */
   unparsedBytes(): number;
   exited(): boolean;
+  /** The shell itself waits on the terminal, with nothing typed left unread or unwritten. */
+  shellReads(): void;
 }
 
 export class InputWatch {
@@ -102,6 +104,9 @@ export class InputWatch {
       return;
     }
     const ctx = host.context();
+    if (e && ctx.isShell && e.foreground === ctx.leaderPid && e.unreadInput === 0 && host.unwrittenBytes() === 0 && (e.wait === 'read' || e.wait === 'poll')) {
+      host.shellReads();
+    }
     const needed = e ? judgeInputNeeded(e, ctx) : null;
     if (needed?.kind === 'password' && host.detects && host.window() === 'none') {
       // Before the window opens, so readers of the window's frozen state learn what it waits for.

@@ -147,6 +147,7 @@ export class Session {
       unwrittenBytes: () => this.pty.queuedInputBytes,
       unparsedBytes: () => this.emulator.pendingBytes,
       exited: () => this.exitState !== undefined,
+      shellReads: () => this.shell.tracker?.shellReads(),
     });
     this.emulator.onParsed(() => {
       if (this.secretActive) return;

@@ -71,6 +71,12 @@ export class ShellTracker {
   private phase: Phase = 'starting';
   private promptEnd: BufferPoint | undefined;
   private current: CommandRecord | undefined;
+  /**
+   * fish drew a new prompt below a line termhost typed, before the line started: either it refused the line (a syntax
+   * error, said above the new prompt) or something else was announced first (a background job's end) and the line is
+   * still to be read. Which one, the kernel tells: see shellReads. Where the refusal's message starts and ends.
+   */
+  private reprompt: { from: BufferPoint | undefined; end: BufferPoint | undefined; seq: number } | undefined;
   /** Records, oldest first, at most Limits.commandsKept. */
   private readonly records: CommandRecord[] = [];
   private nextId = 1;
@@ -217,6 +223,7 @@ export class ShellTracker {
   }
 
   dispose(): void {
+    this.dropReprompt();
     this.current?.capture?.dispose();
     this.promptEnd?.marker.dispose();
   }
@@ -269,7 +276,9 @@ export class ShellTracker {
       case 'A':
         this.cwdOpen = false;
         if (this.current?.started) this.finish(null, undefined, this.emu.escapeAt(133, data).start); // the D mark never came
-        else if (this.current && this.shell === 'fish') this.finish(null, this.emu.cursorMark(), this.emu.escapeAt(133, data).start); // refused
+        else if (this.current && this.shell === 'fish' && !this.repaintsPrompt() && !this.reprompt) {
+          this.reprompt = { from: this.belowTypedLine(), end: this.emu.cursorMark(), seq: this.emu.escapeAt(133, data).start };
+        }
         if (this.phase !== 'prompt' && this.phase !== 'input') this.typists.clear();
         this.setPhase('prompt');
         return;
@@ -301,6 +310,7 @@ export class ShellTracker {
     const at = this.emu.cursorMark();
     let rec = this.current;
     if (rec?.started) return; // a second C (a nested shell's): the first command still runs
+    this.dropReprompt(); // the new prompt was not a refusal: the line runs
     if (!rec) {
       const typists = [...this.typists.values()];
       rec = this.newRecord(this.secretSincePrompt ? SECRET_PLACEHOLDER : this.typedLine(at), typists.length === 1 ? typists[0]! : null);
@@ -336,11 +346,12 @@ export class ShellTracker {
    * ends here too: its output is what the shell printed below the typed line. (fish refuses a line by drawing its
    * prompt again; termhost typed the line, so the session clears it.)
    */
-  private finish(status: number | null, end: BufferPoint | undefined, seq: number): void {
+  private finish(status: number | null, end: BufferPoint | undefined, seq: number, refusedFrom?: BufferPoint): void {
     const rec = this.current!;
     this.current = undefined;
+    this.dropReprompt();
     if (!rec.started && end) {
-      const from = this.belowTypedLine();
+      const from = refusedFrom ?? this.belowTypedLine();
       // What the shell printed about a line typed during a window quotes the line: hidden with it.
       if (from) rec.capture = this.capture(from, this.secretSincePrompt);
       rec.rejected = true;
@@ -392,6 +403,39 @@ export class ShellTracker {
     const normal = this.emu.term.buffer.normal;
     const marker = this.emu.term.registerMarker(y - (normal.baseY + normal.cursorY));
     return marker && { marker, col: 0 };
+  }
+
+  /**
+   * The shell itself waits on the terminal with nothing typed left unread (the kernel's word, InputWatch): a line fish
+   * answered with a new prompt has been read and did not start, so it was refused. A line still unread when the new
+   * prompt came (a job's notice drawn first) starts later with its C mark instead.
+   */
+  shellReads(): void {
+    const r = this.reprompt;
+    if (!r || !this.current || this.current.started) return;
+    this.reprompt = undefined;
+    this.finish(null, r.end, r.seq, r.from);
+  }
+
+  private dropReprompt(): void {
+    const r = this.reprompt;
+    if (!r) return;
+    this.reprompt = undefined;
+    r.from?.marker.dispose();
+    r.end?.marker.dispose();
+  }
+
+  /**
+   * Whether an A mark draws the prompt again where it stands, rather than a new prompt below it. fish repaints its
+   * prompt in place whenever something else wrote to the terminal (a background job's output, even an invisible
+   * escape), keeping the line being typed; a line it refuses gets a new prompt below the error. Taking a repaint for
+   * a refusal ended a typed command before it ran, and the next one found it running or still on the line.
+   */
+  private repaintsPrompt(): boolean {
+    const p = this.promptEnd;
+    if (!p || p.marker.isDisposed) return false;
+    const normal = this.emu.term.buffer.normal;
+    return normal.baseY + normal.cursorY <= p.marker.line;
   }
 
   private changed(): void {
