@@ -8,7 +8,7 @@ import xtermHeadless from '@xterm/headless';
 import WebSocket from 'ws';
 import { AttachClient } from '../src/client/AttachClient.js';
 import { rawHttp } from './adversarial/rawHttp.js';
-import { assertNoLeaks, attachTo, hex, nextMatching, rawRequest, serverFrames, startProbe, startTestDaemon, stuckClient, waitText, type TestDaemon } from './helpers.js';
+import { assertNoLeaks, attachTo, hex, nextMatching, rawRequest, serverFrames, startProbe, startTestDaemon, stuckClient, until, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
 before(async () => {
@@ -104,7 +104,8 @@ test('since_seq resumes with exactly the bytes after it: no gaps, no duplicates'
 
 test('a since_seq older than the replay ring gets a repaint instead', async () => {
   const s = await d.client.createSession({ command: ['sh', '-c', 'head -c 800000 /dev/zero | tr "\\0" "y"; sleep 30'], cols: 80, rows: 5 });
-  await d.client.wait(s.id, { quiet_ms: 200, timeout_ms: 10000 });
+  // All of it out, by the byte count (a pause in the output proves nothing on a loaded machine).
+  await until('the 800,000 bytes', async () => (await d.client.getSession(s.id)).seq >= 800000, 30_000);
   const conn = attachTo(d, s.id, { bearer: d.token, since_seq: 0 });
   const hello = await nextMatching(conn, 'hello');
   assert.ok(hello.seq >= 800000);
