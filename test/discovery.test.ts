@@ -54,7 +54,7 @@ async function serve(args: string[], env: Record<string, string>, stateDir: stri
       return undefined; // not written yet
     }
   };
-  const address = await until(`serve to listen:\n${err}`, listening, 20_000);
+  const address = await until(`serve to listen:\n${err}`, listening, 60_000);
   if (address === 'exited') throw new Error(`serve exited: ${err}`);
   return {
     child,

@@ -28,7 +28,7 @@ async function serve(args: string[]) {
   child.stderr.on('data', (c: Buffer) => (log += c.toString()));
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const address = await until('the listen address in the log', () => /listening at http:\/\/(127\.0\.0\.1:\d+)/.exec(log)?.[1], 20_000);
+  const address = await until('the listen address in the log', () => /listening at http:\/\/(127\.0\.0\.1:\d+)/.exec(log)?.[1], 60_000);
   const token = fs.readFileSync(path.join(stateDir, 'token'), 'utf8').trim();
   return {
     address,
