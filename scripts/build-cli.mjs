@@ -38,7 +38,11 @@ const ourFiles = {
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const file = path.resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
       const rel = path.relative(src, file).split(path.sep).join('/');
-      if (rel.startsWith('../') || BUNDLED.some((re) => re.test(rel))) return undefined;
+      // A protocol module the CLI only imports dynamically (audit's schemas, for one helper) stays out: it would be
+      // compiled on every start for the one command that needs it. Protocol modules are pure, so a second copy of one
+      // (dist's, beside a bundled one) holds nothing that could disagree.
+      const lazyProtocol = rel.startsWith('protocol/') && args.kind === 'dynamic-import';
+      if (rel.startsWith('../') || (BUNDLED.some((re) => re.test(rel)) && !lazyProtocol)) return undefined;
       // src/version.ts reads ../package.json next to itself; in the bundle the version is the one it was built from.
       if (rel === 'version.ts') return { path: 'version', namespace: 'termhost-version' };
       if (!fs.existsSync(file)) return { errors: [{ text: `${args.path}: no such source file ${rel}` }] };
