@@ -63,6 +63,8 @@ fs.rmSync(out, { recursive: true, force: true });
 await esbuild.build({
   entryPoints: [path.join(src, 'cli', 'main.ts')],
   outfile: path.join(out, 'main.js'),
+  // Module comments in the bundle name sources from the checkout's root (test/cli-bundle.test.ts reads them).
+  absWorkingDir: root,
   bundle: true,
   format: 'cjs',
   platform: 'node',
