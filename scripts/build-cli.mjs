@@ -7,7 +7,8 @@
  * compile for each of the 14 files it loaded. One CommonJS file pays neither; each module in it is wrapped so that its
  * top level runs only when something imports it, so a command still runs only its own code.
  *
- * What is in the bundle: src/cli, src/client, src/protocol and src/config.ts, the code client commands run.
+ * What is in the bundle: src/cli, src/client, src/config.ts and the src/protocol modules they import statically, the
+ * code client commands run.
  * Everything else of ours (the daemon, the runtime, the store, the MCP server: what `serve`, `mcp --embedded`,
  * `doctor` and `send`'s key names load) stays its tsc output in dist/, loaded by a dynamic import() of that file,
  * never copied in:
@@ -16,7 +17,8 @@
  * - one copy of each class, so an error the runtime throws is the class its callers test for;
  * - they are ES modules, which Node 20 cannot require(): a static import of one from the bundle fails the build.
  * Packages stay imports too, resolved from node_modules as before. Nothing outside the bundle imports the CLI or the
- * client at run time (test/layers.test.ts), so the bundle's copies of them never meet dist's.
+ * client at run time, so the bundle's copies of them never meet dist's; test/cli-bundle.test.ts checks that, and
+ * what `ls` loads.
  */
 import fs from 'node:fs';
 import path from 'node:path';

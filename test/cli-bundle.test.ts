@@ -86,3 +86,20 @@ test('the bundle holds no code of the daemon, the runtime, the store or the MCP 
   assert.deepEqual(outside, []);
   assert.deepEqual(JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/cli/package.json'), 'utf8')), { type: 'commonjs' });
 });
+
+test('nothing the bundle loads from dist/ imports the CLI or the client at run time, so their two copies never meet', () => {
+  const src = path.join(ROOT, 'src');
+  // The bundle's own sources, and the package's entry (src/index.ts re-exports the client; the CLI never loads it).
+  const skip = (rel: string) => /^(cli|client|protocol)\//.test(rel) || rel === 'config.ts' || rel === 'index.ts' || rel.endsWith('.test.ts');
+  const wrong: string[] = [];
+  for (const rel of fs.readdirSync(src, { recursive: true }) as string[]) {
+    if (!rel.endsWith('.ts') || skip(rel.split(path.sep).join('/'))) continue;
+    const text = fs.readFileSync(path.join(src, rel), 'utf8');
+    // import type is erased; a value import (static or dynamic) would load dist's copy beside the bundle's.
+    for (const m of text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^;]*?from\s+'([^']+)'|import\('([^']+)'\)/gm)) {
+      const spec = m[1] ?? m[2]!;
+      if (/(^|\/)(cli|client)\//.test(spec)) wrong.push(`src/${rel} imports ${spec}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
