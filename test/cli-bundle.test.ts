@@ -3,78 +3,65 @@
  * scripts/build-cli.mjs), so `termhost ls` reads and compiles one file of ours and starts no ES module loader, while
  * the daemon's and the runtime's code is still the one copy in dist/, loaded only by the commands that need it.
  *
- * What the process loads is recorded by a preload: CommonJS files from require.cache, ES modules by a resolve hook
- * (module.register) that appends every file URL it sees.
+ * What the process loads is recorded by two fixtures: test/fixtures/trace-loads.mjs (ES modules, by a load hook) and
+ * test/fixtures/trace-requires.cjs (CommonJS files, from require.cache at exit).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { ROOT, startTestDaemon, type TestDaemon } from './helpers.js';
 
 const run = promisify(execFile);
 const BIN = path.join(ROOT, 'dist/cli/main.js');
+const FIXTURES = path.join(ROOT, 'test', 'fixtures');
 
 let d: TestDaemon;
 let dir: string;
-let preload: string;
 before(async () => {
   d = await startTestDaemon();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termhost-bundle-'));
-  const hooks = path.join(dir, 'hooks.mjs');
-  fs.writeFileSync(
-    hooks,
-    `import fs from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const r = await next(specifier, context);
-  if (r.url.startsWith('file:')) fs.appendFileSync(${JSON.stringify(path.join(dir, 'esm.txt'))}, r.url + '\\n');
-  return r;
-}
-`,
-  );
-  preload = path.join(dir, 'preload.cjs');
-  fs.writeFileSync(
-    preload,
-    `require('node:module').register(${JSON.stringify(pathToFileURL(hooks).href)});
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(path.join(dir, 'cjs.txt'))}, Object.keys(require.cache).join('\\n') + '\\n'));
-`,
-  );
 });
 after(async () => {
   await d.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Run the CLI with the recording preload; the files of this checkout it loaded, relative to it. */
-async function loadedBy(args: string[]): Promise<{ stdout: string; files: string[] }> {
-  for (const f of ['esm.txt', 'cjs.txt']) fs.rmSync(path.join(dir, f), { force: true });
-  const { stdout } = await run(process.execPath, ['-r', preload, BIN, ...args], {
-    env: { ...process.env, TERMHOST_ADDR: d.address, TERMHOST_TOKEN: d.token },
+/** Run the CLI, recording what it loads: the files of this checkout (relative to it), and the packages apart. */
+async function loadedBy(args: string[]): Promise<{ stdout: string; ours: string[]; packages: string[] }> {
+  const esm = path.join(dir, 'esm.txt');
+  const cjs = path.join(dir, 'cjs.txt');
+  for (const f of [esm, cjs]) fs.rmSync(f, { force: true });
+  const { stdout } = await run(process.execPath, ['-r', path.join(FIXTURES, 'trace-requires.cjs'), '--import', path.join(FIXTURES, 'trace-loads.mjs'), BIN, ...args], {
+    env: { ...process.env, TERMHOST_ADDR: d.address, TERMHOST_TOKEN: d.token, TRACE_LOADS: esm, TRACE_REQUIRES: cjs },
   });
-  const read = (f: string) => (fs.existsSync(path.join(dir, f)) ? fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean) : []);
-  const files = [...read('cjs.txt'), ...read('esm.txt').map((u) => new URL(u).pathname)]
-    .filter((f) => f.startsWith(ROOT) && !f.startsWith(path.join(ROOT, 'node_modules')))
+  const read = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n').filter(Boolean) : []);
+  const files = [...read(cjs), ...read(esm).filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u))]
+    .filter((f) => f.startsWith(ROOT) && !f.startsWith(FIXTURES))
     .map((f) => path.relative(ROOT, f));
-  return { stdout, files: [...new Set(files)].sort() };
+  const unique = [...new Set(files)].sort();
+  return { stdout, ours: unique.filter((f) => !f.startsWith('node_modules/')), packages: unique.filter((f) => f.startsWith('node_modules/')) };
 }
 
-test('termhost ls loads one file of ours, the CLI bundle: no ES module of the daemon, the runtime or the client', async () => {
+test('termhost ls loads one file, the CLI bundle: nothing of the daemon, the runtime or the MCP server, and no package', async () => {
   const { id } = await d.client.createSession({ command: ['sleep', '30'] });
-  const { stdout, files } = await loadedBy(['ls', '-q']);
+  const { stdout, ours, packages } = await loadedBy(['ls', '-q']);
   assert.equal(stdout, `${id}\n`);
-  assert.deepEqual(files, ['dist/cli/main.js']);
+  assert.deepEqual(ours, ['dist/cli/main.js']);
+  // Not fastify, node-pty, xterm, undici (the pool transport), TypeBox (the schemas) or the MCP SDK.
+  assert.deepEqual(packages, []);
 });
 
 test('termhost send loads the runtime\'s key table from dist/, the one copy of it, not from the bundle', async () => {
   const { id } = await d.client.createSession({ command: ['cat'] });
-  const { files } = await loadedBy(['send', id, 'hi', 'Enter']);
-  assert.ok(files.includes('dist/cli/main.js'));
-  assert.ok(files.includes('dist/core/index.js'), `loaded: ${files.join(', ')}`);
-  assert.ok(!files.some((f) => f.startsWith('dist/cli/') && f !== 'dist/cli/main.js'), `loaded: ${files.join(', ')}`);
+  const { ours } = await loadedBy(['send', id, 'hi', 'Enter']);
+  assert.ok(ours.includes('dist/cli/main.js'));
+  assert.ok(ours.includes('dist/core/index.js'), `loaded: ${ours.join(', ')}`);
+  assert.ok(!ours.some((f) => f.startsWith('dist/cli/') && f !== 'dist/cli/main.js'), `loaded: ${ours.join(', ')}`);
 });
 
 test('the bundle holds no code of the daemon, the runtime, the store or the MCP server, and is CommonJS', () => {
