@@ -14,10 +14,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { ROOT, startTestDaemon, type TestDaemon } from './helpers.js';
+import { BIN, ROOT, startTestDaemon, type TestDaemon } from './helpers.js';
 
 const run = promisify(execFile);
-const BIN = path.join(ROOT, 'dist/cli/main.js');
 const FIXTURES = path.join(ROOT, 'test', 'fixtures');
 
 let d: TestDaemon;
