@@ -1,7 +1,9 @@
 /** Where termhost keeps its state, and the generated token: shared by the daemon and the CLI. */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+// Named imports of Node's modules on the `termhost ls` path: in the CommonJS bundle (scripts/build-cli.mjs) a default
+// import costs a copy of every export of the module, on each start.
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * Every default of the daemon, in one place: `startDaemon` applies these, `termhost serve --help` and docs/api.md
@@ -36,18 +38,18 @@ export const DAEMON_DEFAULTS = {
 
 /** $XDG_STATE_HOME/termhost, else ~/.local/state/termhost. */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME || path.join(env.HOME || os.homedir(), '.local', 'state');
-  return path.join(base, 'termhost');
+  const base = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
+  return join(base, 'termhost');
 }
 
 export function tokenPath(stateDir: string): string {
-  return path.join(stateDir, 'token');
+  return join(stateDir, 'token');
 }
 
 /** Create the state directory 0700 (tightening it if it already exists). */
 export function ensureStateDir(stateDir: string): void {
-  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  fs.chmodSync(stateDir, 0o700);
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  chmodSync(stateDir, 0o700);
 }
 
 /** Read the stored token, or generate a 256-bit one and store it 0600. */
@@ -59,8 +61,8 @@ export function loadOrCreateToken(stateDir: string): string {
   // Web Crypto's CSPRNG (the same one node:crypto uses), global in Node: every CLI call reads this file, and importing
   // node:crypto for the one call that writes it would cost them all.
   const token = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
-  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
   return token;
 }
 
@@ -84,7 +86,7 @@ export interface DaemonRecord {
 }
 
 export function daemonFilePath(stateDir: string): string {
-  return path.join(stateDir, 'daemon.json');
+  return join(stateDir, 'daemon.json');
 }
 
 /** Is a process with this pid running? (EPERM: it is, as another user.) */
@@ -107,12 +109,12 @@ const MAX_DAEMON_FILE_BYTES = 64 * 1024;
 export function readDaemonRecord(stateDir: string): { state: 'live' | 'stale'; record: DaemonRecord } | undefined {
   let text: string;
   try {
-    const fd = fs.openSync(daemonFilePath(stateDir), 'r');
+    const fd = openSync(daemonFilePath(stateDir), 'r');
     try {
       const buf = Buffer.alloc(MAX_DAEMON_FILE_BYTES);
-      text = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+      text = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
     } finally {
-      fs.closeSync(fd);
+      closeSync(fd);
     }
   } catch {
     return undefined;
@@ -138,7 +140,7 @@ export function readDaemonRecord(stateDir: string): { state: 'live' | 'stale'; r
 /** A token file's first line; undefined when it is missing or empty. */
 export function readTokenFile(file: string): string | undefined {
   try {
-    const t = fs.readFileSync(file, 'utf8').trim();
+    const t = readFileSync(file, 'utf8').trim();
     return t || undefined;
   } catch {
     return undefined;

@@ -44,7 +44,7 @@ test('the tarball has the MIT licence, every file the README links to, and no so
     const sources = (JSON.parse(fs.readFileSync(path.join(ROOT, map), 'utf8')) as { sources: string[] }).sources;
     for (const s of sources) assert.ok(files.includes(path.normalize(path.join(path.dirname(map), s))), `${map} points at ${s}, which is not shipped`);
   }
-  assert.ok(files.includes('dist/cli/main.js') && files.includes('dist/index.js') && files.includes('dist/client/index.js'));
+  assert.ok(files.includes('dist/cli/main.js') && files.includes('dist/cli/package.json') && files.includes('dist/index.js') && files.includes('dist/client/index.js'));
   for (const f of ['shell/bash/termhost.bash', 'shell/zsh/.zshenv', 'shell/zsh/termhost.zsh', 'shell/fish/termhost.fish']) assert.ok(files.includes(f), `the package ships ${f}`);
 });
 
@@ -60,6 +60,13 @@ test('installed from the tarball into a fresh prefix, termhost --version runs, a
   });
   const { stdout } = await run(path.join(prefix, 'bin', 'termhost'), ['--version'], { env: { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` } });
   assert.equal(stdout, `termhost ${pkg.version}\n`);
+  // A client command runs the installed bundle's client code (the bin is one CommonJS file beside dist's ES modules).
+  const ls = await run(path.join(prefix, 'bin', 'termhost'), ['ls', '--addr', '127.0.0.1:1'], { env: { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` } }).then(
+    () => assert.fail('ls against a closed port succeeded'),
+    (err: { code: number; stderr: string }) => err,
+  );
+  assert.equal(ls.code, 1);
+  assert.equal(ls.stderr, 'termhost ls: no daemon is listening at 127.0.0.1:1 (connection refused): start one with `termhost serve` [unreachable]\n');
   const root = path.join(prefix, 'lib', 'node_modules', 'termhost');
   const wrong: string[] = [];
   const walk = (dir: string) => {

@@ -3,7 +3,9 @@
  * or the state dir (client/address.ts has the order). The client module is imported on first use, so a command that
  * talks to no daemon never loads it.
  */
-import fs from 'node:fs';
+// Named imports of Node's modules on the `termhost ls` path: in the CommonJS bundle (scripts/build-cli.mjs) a default
+// import costs a copy of every export of the module, on each start.
+import { readFileSync, statSync } from 'node:fs';
 import type { TermhostClient } from '../client/TermhostClient.js';
 import { UsageError, type Parsed } from './args.js';
 
@@ -42,13 +44,13 @@ export async function withClient<T>(parsed: Parsed, fn: (client: TermhostClient)
 export function tokenFromFile(file: string, flag: string, warn: (s: string) => void): string {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (err) {
     throw new UsageError(`cannot read --${flag}: ${(err as Error).message}`);
   }
   const token = text.split('\n')[0]!.trim();
   if (!token) throw new UsageError(`--${flag} ${file} is empty`);
-  if ((fs.statSync(file).mode & 0o077) !== 0) warn(`warning: ${file} can be read by others; chmod 600 it\n`);
+  if ((statSync(file).mode & 0o077) !== 0) warn(`warning: ${file} can be read by others; chmod 600 it\n`);
   return token;
 }
 

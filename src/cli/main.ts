@@ -4,7 +4,9 @@
  * `run` loads what it needs. Errors are printed in the CLI's words: a usage mistake exits 2 with the usage line, a
  * refusal by the daemon exits 1 with its message and code, a validation error names the flag that caused it.
  */
-import fs from 'node:fs';
+// Named imports of Node's modules on the `termhost ls` path: in the CommonJS bundle (scripts/build-cli.mjs) a default
+// import costs a copy of every export of the module, on each start.
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { closest, parseArgs, UsageError, type Parsed } from './args.js';
 import { COMMAND_NAMES, loadAllCommands, loadCommand } from './commands/index.js';
@@ -80,7 +82,7 @@ async function lookup(name: string, io: Io): Promise<Command | undefined> {
 
 function invokedDirectly(): boolean {
   try {
-    return fs.realpathSync(process.argv[1] ?? '') === fileURLToPath(import.meta.url);
+    return realpathSync(process.argv[1] ?? '') === fileURLToPath(import.meta.url);
   } catch {
     return false;
   }

@@ -4,7 +4,9 @@
  * once, in order. When the daemon no longer has those events, a `reset` event says so before the stream goes on.
  * Refusals (401, 403, 400) end the iterator with a TermhostError instead of retrying forever.
  */
-import http from 'node:http';
+// Named imports of Node's modules on the `termhost ls` path: in the CommonJS bundle (scripts/build-cli.mjs) a default
+// import costs a copy of every export of the module, on each start.
+import { request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import type { RuntimeEvent } from '../protocol/events.js';
 import type { Address } from './address.js';
 import { errorFromAnswer, type TermhostError } from './errors.js';
@@ -33,8 +35,8 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
   private waiting: { resolve: (r: IteratorResult<RuntimeEvent>) => void; reject: (e: unknown) => void } | undefined;
   private failure: TermhostError | undefined;
   private closed = false;
-  private req: http.ClientRequest | undefined;
-  private res: http.IncomingMessage | undefined;
+  private req: ClientRequest | undefined;
+  private res: IncomingMessage | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private delayMs: number;
 
@@ -81,13 +83,13 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
     if (this.closed) return;
     const a = this.opts.address;
     const target = a.kind === 'unix' ? { socketPath: a.path } : { host: a.host, port: a.port };
-    const headers: http.OutgoingHttpHeaders = { host: 'localhost', accept: 'text/event-stream' };
+    const headers: OutgoingHttpHeaders = { host: 'localhost', accept: 'text/event-stream' };
     if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
     // Resume from what was queued, not only from what was yielded: queued events are not fetched twice.
     const resumeFrom = this.queue.length > 0 ? this.queue[this.queue.length - 1].id : this.lastEventId;
     if (resumeFrom !== undefined) headers['last-event-id'] = String(resumeFrom);
     const path = `/v1/events${this.opts.session ? `?session=${encodeURIComponent(this.opts.session)}` : ''}`;
-    const req = http.request({ ...target, method: 'GET', path, headers, agent: false }, (res) => {
+    const req = httpRequest({ ...target, method: 'GET', path, headers, agent: false }, (res) => {
       if (res.statusCode !== 200) return this.refused(res);
       this.res = res;
       this.delayMs = this.opts.retryMinMs ?? 250;
@@ -123,7 +125,7 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
     this.wake();
   }
 
-  private refused(res: http.IncomingMessage): void {
+  private refused(res: IncomingMessage): void {
     const chunks: Buffer[] = [];
     res.on('data', (c: Buffer) => chunks.push(c));
     res.on('end', () => {

@@ -6,7 +6,9 @@
  * - `once`: node:http, one connection per request. Nothing to load beyond Node itself, which is what a process that
  *   makes one request and exits wants (the CLI: `termhost ls` starts in a fraction of undici's load time).
  */
-import http from 'node:http';
+// Named imports of Node's modules on the `termhost ls` path: in the CommonJS bundle (scripts/build-cli.mjs) a default
+// import costs a copy of every export of the module, on each start.
+import { request as httpRequest, type ClientRequest, type OutgoingHttpHeaders } from 'node:http';
 import { formatAddress, type Address } from './address.js';
 
 export interface Answer {
@@ -70,13 +72,13 @@ function poolTransport(a: Address): Transport {
 
 function onceTransport(a: Address): Transport {
   const target = a.kind === 'unix' ? { socketPath: a.path } : { host: a.host, port: a.port };
-  const open = new Set<http.ClientRequest>();
+  const open = new Set<ClientRequest>();
   return {
     request(method, path, headers, body) {
       return new Promise<Answer>((resolve, reject) => {
-        const h: http.OutgoingHttpHeaders = { host: a.kind === 'unix' ? 'localhost' : formatAddress(a), ...headers };
+        const h: OutgoingHttpHeaders = { host: a.kind === 'unix' ? 'localhost' : formatAddress(a), ...headers };
         if (body !== undefined) h['content-length'] = Buffer.byteLength(body);
-        const req = http.request({ ...target, method, path, headers: h, agent: false }, (res) => {
+        const req = httpRequest({ ...target, method, path, headers: h, agent: false }, (res) => {
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (c: Buffer) => {
