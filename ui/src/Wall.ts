@@ -38,6 +38,11 @@ export function wallLabels(search: string): string[] {
   return new URLSearchParams(search).getAll('label').filter((l) => l !== '');
 }
 
+/** The labels as a query, with `=` left readable (`label=team=red`): it is as valid in a query value as it is clear. */
+export function labelQuery(labels: readonly string[]): string {
+  return labels.map((l) => `label=${encodeURIComponent(l).replace(/%3D/g, '=')}`).join('&');
+}
+
 class Tile implements TileSource {
   readonly el: HTMLAnchorElement;
   visible = false;
@@ -190,9 +195,8 @@ export class Wall {
       .split(',')
       .map((t) => t.trim())
       .filter((t) => t !== '');
-    const q = new URLSearchParams();
-    for (const l of this.labels) q.append('label', l);
-    history.replaceState(null, '', q.size > 0 ? `/ui/wall?${q}` : '/ui/wall');
+    const q = labelQuery(this.labels);
+    history.replaceState(null, '', q ? `/ui/wall?${q}` : '/ui/wall');
     void this.load();
   }
 
@@ -203,10 +207,9 @@ export class Wall {
   /** Every tile from scratch: the sessions the filter selects, then their leases. */
   async load(): Promise<void> {
     const gen = ++this.loadGeneration;
-    const q = new URLSearchParams();
-    for (const l of this.labels) q.append('label', l);
+    const q = labelQuery(this.labels);
     try {
-      const { sessions } = await api<{ sessions: SessionInfo[] }>('GET', `/v1/sessions${q.size > 0 ? `?${q}` : ''}`);
+      const { sessions } = await api<{ sessions: SessionInfo[] }>('GET', `/v1/sessions${q ? `?${q}` : ''}`);
       if (gen !== this.loadGeneration) return;
       fill(this.errorEl);
       const keep = new Set(sessions.map((s) => s.id));
