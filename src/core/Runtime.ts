@@ -2,7 +2,7 @@
  * The embeddable runtime: sessions plus the global event stream, with no HTTP anywhere. The daemon is one host of
  * it; a program can be another. Every session's lifecycle, input, lease, secret-window and attach activity becomes an
  * event on one bus with global ids. Screen and output events are coalesced per session (at most one per 16 ms, and
- * screen_updated at most one per 250 ms), carry
+ * screen_updated at most one per 500 ms), carry
  * no bytes, and are never published while a secret-input window is open. Who did what also goes to the audit trail
  * (audit/), which the store keeps.
  */
@@ -21,7 +21,7 @@ export const SCREEN_EVENT_INTERVAL_MS = 16;
  * At most one screen_updated event per session per this interval: often enough that a tile is redrawn within a
  * second of a change, rarely enough that a wall of busy sessions does not flood its viewer or the picture worker.
  */
-export const SCREEN_UPDATE_INTERVAL_MS = 250;
+export const SCREEN_UPDATE_INTERVAL_MS = 500;
 
 export interface RuntimeOptions extends SessionManagerOptions {
   /** Events kept for consumers that resume by id. */
@@ -70,7 +70,7 @@ export class Runtime {
       screenDirty = false;
     });
     // The same change, at the pace of a view that redraws a whole picture (the wall of tiles): at most one per
-    // SCREEN_UPDATE_INTERVAL_MS, so 50 busy sessions cost a viewer 200 events a second, not 3,000.
+    // SCREEN_UPDATE_INTERVAL_MS, so 50 busy sessions cost a viewer 100 events and at most 100 pictures a second, not 3,000 events.
     let updatePublished = -1;
     const slow = new Coalescer(SCREEN_UPDATE_INTERVAL_MS, () => {
       if (s.secretActive || s.parsedSeq === updatePublished) return;

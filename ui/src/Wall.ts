@@ -4,7 +4,7 @@
  * Clicking a tile opens the session. `?label=k=v` (repeatable) shows only the sessions with those labels, filtered
  * by the server exactly as GET /v1/sessions filters, and stays in the address when changed here.
  *
- * Kept current from the event stream: `screen_updated` (at most four a second per session, from the server) marks
+ * Kept current from the event stream: `screen_updated` (at most two a second per session, from the server) marks
  * a tile's picture behind, and TilePictures fetches it when the tile is on screen; other events refetch what the
  * tile says about its session. A possible gap in the stream reloads everything.
  */
