@@ -202,7 +202,7 @@ function fanoutTable(f: readonly FanoutResult[]): string[] {
 /** The wall suite's conditions beside each other: what the daemon's loop and CPU did, and what the wall cost. */
 function wallLine(w: WallResult): string {
   const c = (name: string, x: WallCondition) =>
-    `${name}: keystroke p50 ${fmt(x.latency.p50Ms)} / p99 ${fmt(x.latency.p99Ms)} ms, loop delay p99 ${fmt(x.loopDelayP99Ms)} ms, ` +
+    `${name}: keystroke p50 ${fmt(x.latency.p50Ms)} / p99 ${fmt(x.latency.p99Ms)} ms (rounds ${x.roundP99Ms.map(fmt).join(', ')}), loop delay p99 ${fmt(x.loopDelayP99Ms)} ms, ` +
     `main thread ${pct(x.mainThreadCpuShare)}, process ${pct(x.processCpuShare)}, both cores ${pct(x.machineBusy)}`;
   return [
     `Wall: ${w.sessions} sessions each printing a line every ${w.busyLineMs} ms; keystrokes into one more, as above (${w.withWall.samples} samples per condition, rounds alternating)`,

@@ -50,6 +50,10 @@ export interface WallCondition {
   loopDelayMaxMs: number;
   /** Pictures the renderer drew per second. */
   drawnPerS: number;
+  /** Each round's own keystroke p99, ms: one round's outlier (another process's burst) shows here, not only in the pool. */
+  roundP99Ms: number[];
+  /** Time sampled, ms. */
+  ms: number;
   /**
    * CPU of the daemon's process: its main thread (the event loop; the keystroke client shares it, alike in every
    * condition) and all its threads (picture worker, transcript writer), as shares of one core.
@@ -150,6 +154,8 @@ async function condition(th: BenchDaemon, samples: number): Promise<{ c: WallCon
       loopDelayP99Ms: loop.percentile(99) / 1e6,
       loopDelayMaxMs: loop.max / 1e6,
       drawnPerS: ((th.daemon.manager.pictures.screensDrawn - drawn0) * 1000) / ms,
+      roundP99Ms: [],
+      ms,
       mainThreadCpuShare: (main1 - main0) / ms,
       processCpuShare: (proc1 - proc0) / ms,
       machineBusy: machineBusyShare(m0, machineTicks()),
@@ -160,13 +166,17 @@ async function condition(th: BenchDaemon, samples: number): Promise<{ c: WallCon
 
 /** Rounds of one condition as one: latency from all their samples pooled, the loop's worst p99, the rest averaged. */
 function merge(rounds: WallCondition[], pooled: Sample[]): WallCondition {
-  const avg = (f: (c: WallCondition) => number) => rounds.reduce((a, c) => a + f(c), 0) / rounds.length;
+  const ms = rounds.reduce((a, c) => a + c.ms, 0);
+  // Weighted by each round's length, so that a rate is the rate over all the time sampled.
+  const avg = (f: (c: WallCondition) => number) => rounds.reduce((a, c) => a + f(c) * c.ms, 0) / ms;
   return {
     latency: figures(pooled),
     loopDelayP50Ms: avg((c) => c.loopDelayP50Ms),
     loopDelayP99Ms: Math.max(...rounds.map((c) => c.loopDelayP99Ms)),
     loopDelayMaxMs: Math.max(...rounds.map((c) => c.loopDelayMaxMs)),
     drawnPerS: avg((c) => c.drawnPerS),
+    roundP99Ms: rounds.map((c) => c.latency.p99Ms),
+    ms,
     mainThreadCpuShare: avg((c) => c.mainThreadCpuShare),
     processCpuShare: avg((c) => c.processCpuShare),
     machineBusy: avg((c) => c.machineBusy),
@@ -177,7 +187,8 @@ function merge(rounds: WallCondition[], pooled: Sample[]): WallCondition {
 export async function measureWall(th: BenchDaemon, dir: string, log: (msg: string) => void): Promise<WallResult> {
   const script = await bundleViewer(dir);
   await sampleRun(WALL_WARMUP, () => termhostCatSession(th));
-  const idle = (await condition(th, WALL_SAMPLES_PER_ROUND * 2)).c;
+  const idleRound = (await condition(th, WALL_SAMPLES_PER_ROUND * 2)).c;
+  const idle = { ...idleRound, roundP99Ms: [idleRound.latency.p99Ms] };
   log(`wall: idle keystroke p50 ${idle.latency.p50Ms.toFixed(3)} ms, p99 ${idle.latency.p99Ms.toFixed(3)} ms`);
   const busyCode = ['import sys, time', 'i = 0', 'while True:', '    i += 1', `    sys.stdout.write('%08d compiling module %d of the build, warnings 0\\n' % (i, i % 977))`, '    sys.stdout.flush()', `    time.sleep(${BUSY_LINE_MS / 1000})`].join('\n');
   const [k, v] = LABEL.split('=') as [string, string];
