@@ -38,6 +38,12 @@ export const WALL_ROUNDS = 4;
 export const WALL_SAMPLES_PER_ROUND = 250;
 /** Once the wall has drawn every tile, it runs this long before sampling starts: its steady state, not its start. */
 const WALL_SETTLE_MS = 1000;
+/**
+ * A first wall runs this long, untimed, before the rounds: until V8 has optimised the picture path (route, cell grid,
+ * the worker's SVG), the first seconds of the first wall a daemon serves cost several times the steady state, as
+ * the first keystrokes do (latency.ts).
+ */
+const WALL_WARMUP_MS = 10_000;
 const LABEL = 'bench=wall';
 const VIEWER_SOURCE = fileURLToPath(new URL('./wallViewer.ts', import.meta.url));
 const READY_DEADLINE_MS = 60_000;
@@ -197,6 +203,9 @@ export async function measureWall(th: BenchDaemon, dir: string, log: (msg: strin
     for (let i = 0; i < WALL_SESSIONS; i++) ids.push((await th.client.createSession({ command: ['python3', '-c', busyCode], cols: 80, rows: 24, labels: { [k]: v } })).id);
     // The busy programs start, and the input path meets their load, before anything is measured.
     await sampleRun(BUSY_WARMUP, () => termhostCatSession(th));
+    const first = await Viewer.start(script, th);
+    await new Promise((res) => setTimeout(res, WALL_WARMUP_MS));
+    await first.stop();
     const busyRounds: WallCondition[] = [];
     const wallRounds: WallCondition[] = [];
     const pooled = { busy: [] as Sample[], wall: [] as Sample[] };
