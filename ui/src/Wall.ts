@@ -107,7 +107,7 @@ class Tile implements TileSource {
     else state = h('span', { class: 'pill pill-running' }, 'running');
     const marks = [
       secret && h('span', { class: 'mark mark-secret', 'data-mark': 'secret' }, icon('lock'), 'secret input'),
-      needed && !secret && h('span', { class: 'mark mark-input', 'data-mark': 'input-needed', title: 'The program waits for input' }, `waiting for ${needed.kind === 'line' ? 'a line' : needed.kind === 'password' ? 'a password' : 'a key'}`),
+      needed && !secret && h('span', { class: 'mark mark-input', 'data-mark': 'input-needed', title: 'The program waits for input' }, needed.kind === 'line' ? 'waiting for a line' : needed.kind === 'password' ? 'waiting for a password' : 'waiting for input'),
     ];
     this.el.dataset.state = s.exited ? 'exited' : secret ? 'secret' : needed ? 'input-needed' : 'running';
     fill(
