@@ -2,8 +2,8 @@
  * The embeddable runtime: sessions plus the global event stream, with no HTTP anywhere. The daemon is one host of
  * it; a program can be another. Every session's lifecycle, input, lease, secret-window and attach activity becomes an
  * event on one bus with global ids. Screen and output events are coalesced per session (at most one per 16 ms, and
- * screen_updated at most one per 500 ms), carry
- * no bytes, and are never published while a secret-input window is open. Who did what also goes to the audit trail
+ * screen_updated at most one per 500 ms), carry no bytes, and are never published while a secret-input window is
+ * open. Who did what also goes to the audit trail
  * (audit/), which the store keeps.
  */
 import type { EventActor } from '../protocol/events.js';
@@ -70,7 +70,8 @@ export class Runtime {
       screenDirty = false;
     });
     // The same change, at the pace of a view that redraws a whole picture (the wall of tiles): at most one per
-    // SCREEN_UPDATE_INTERVAL_MS, so 50 busy sessions cost a viewer 100 events and at most 100 pictures a second, not 3,000 events.
+    // SCREEN_UPDATE_INTERVAL_MS, so 50 busy sessions cost a viewer 100 events and at most 100 pictures a second,
+    // where screen_changed would be 3,000 events.
     let updatePublished = -1;
     const slow = new Coalescer(SCREEN_UPDATE_INTERVAL_MS, () => {
       if (s.secretActive || s.parsedSeq === updatePublished) return;
