@@ -3,8 +3,7 @@
  * it; a program can be another. Every session's lifecycle, input, lease, secret-window and attach activity becomes an
  * event on one bus with global ids. Screen and output events are coalesced per session (at most one per 16 ms, and
  * screen_updated at most one per 500 ms), carry no bytes, and are never published while a secret-input window is
- * open. Who did what also goes to the audit trail
- * (audit/), which the store keeps.
+ * open. Who did what also goes to the audit trail (audit/), which the store keeps.
  */
 import type { EventActor } from '../protocol/events.js';
 import { AuditTrail } from './audit/AuditTrail.js';
