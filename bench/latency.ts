@@ -67,7 +67,7 @@ async function sample(type: () => Promise<unknown>, read: () => Promise<string>,
   return { ms: nowMs() - t0, reads: n };
 }
 
-function figures(samples: ReadonlyArray<{ ms: number; reads: number }>): LatencyFigures {
+export function figures(samples: ReadonlyArray<{ ms: number; reads: number }>): LatencyFigures {
   const times = samples.map((x) => x.ms);
   return {
     p50Ms: percentile(times, 50),
@@ -81,7 +81,7 @@ function figures(samples: ReadonlyArray<{ ms: number; reads: number }>): Latency
  * `total` samples of one host, on as many fresh sessions as the line buffer needs; `open` starts a session and returns
  * how to type into it and read it, plus how to close it.
  */
-async function sampleRun(
+export async function sampleRun(
   total: number,
   open: () => Promise<{ type: () => Promise<unknown>; read: () => Promise<string>; close: () => Promise<void> }>,
 ): Promise<Array<{ ms: number; reads: number }>> {
@@ -97,16 +97,19 @@ async function sampleRun(
   return out;
 }
 
+/** A fresh `cat` session at 200x50 to type into and read, as every termhost keystroke sample uses (wall.ts too). */
+export async function termhostCatSession(th: BenchDaemon) {
+  const info = await th.client.createSession({ command: ['cat'], cols: COLS, rows: ROWS });
+  await th.client.wait(info.id, { quiet_ms: 100, timeout_ms: 5000 });
+  return {
+    type: () => th.client.input(info.id, [{ text: 'x' }]),
+    read: async () => (await th.client.screen(info.id)).lines.join('\n'),
+    close: () => th.client.deleteSession(info.id),
+  };
+}
+
 async function termhostLatency(th: BenchDaemon): Promise<{ warm: LatencyFigures; short: LatencyFigures }> {
-  const all = await sampleRun(LATENCY_WARMUP + LATENCY_SAMPLES, async () => {
-    const info = await th.client.createSession({ command: ['cat'], cols: COLS, rows: ROWS });
-    await th.client.wait(info.id, { quiet_ms: 100, timeout_ms: 5000 });
-    return {
-      type: () => th.client.input(info.id, [{ text: 'x' }]),
-      read: async () => (await th.client.screen(info.id)).lines.join('\n'),
-      close: () => th.client.deleteSession(info.id),
-    };
-  });
+  const all = await sampleRun(LATENCY_WARMUP + LATENCY_SAMPLES, () => termhostCatSession(th));
   return {
     warm: figures(all.slice(LATENCY_WARMUP)),
     short: figures(all.slice(LATENCY_SHORT_WARMUP, LATENCY_SHORT_WARMUP + LATENCY_CLI_SAMPLES)),

@@ -13,6 +13,7 @@ import { LATENCY_SHORT_WARMUP, type LatencyResult } from './latency.js';
 import type { MemoryResult } from './memory.js';
 import type { SnapshotResult } from './snapshot.js';
 import { PICTURE_TARGETS, type PictureResult } from './pictures.js';
+import type { WallCondition, WallResult } from './wall.js';
 import { STARTUP_TARGET_MS, type StartupResult } from './startup.js';
 import { round, type Load } from './stats.js';
 import type { ThroughputResult } from './throughput.js';
@@ -45,6 +46,8 @@ export interface Results {
   integration?: IntegrationCost;
   /** Everyday agent jobs through termhost's MCP tools and through a tmux driver: calls and context bytes. */
   agentTasks?: AgentTaskResult[];
+  /** Keystroke latency of one session beside 50 busy ones, with and without a wall open on them. */
+  wall?: WallResult;
 }
 
 export interface Environment {
@@ -140,6 +143,16 @@ function rows(r: Results): Row[] {
   if (i) {
     out.push({ name: 'Plain stream through bash, shell integration on (vs off)', unit: 'MB/s', better: 'higher', termhost: i.withMBps });
   }
+  const w = r.wall;
+  if (w) {
+    const n = w.sessions;
+    out.push(
+      { name: `Keystroke->screen p50, ${n} busy sessions, no wall`, unit: 'ms', better: 'lower', termhost: w.busy.latency.p50Ms },
+      { name: `Keystroke->screen p99, ${n} busy sessions, no wall`, unit: 'ms', better: 'lower', termhost: w.busy.latency.p99Ms },
+      { name: `Keystroke->screen p50, ${n} busy sessions, wall open on all`, unit: 'ms', better: 'lower', termhost: w.withWall.latency.p50Ms },
+      { name: `Keystroke->screen p99, ${n} busy sessions, wall open on all`, unit: 'ms', better: 'lower', termhost: w.withWall.latency.p99Ms },
+    );
+  }
   return out;
 }
 
@@ -184,6 +197,21 @@ function fanoutTable(f: readonly FanoutResult[]): string[] {
       `the last byte, CPU as a share of one core, "both cores" of the whole machine`,
     ...textTable(header, body, (i) => i === 0),
   ];
+}
+
+/** The wall suite's conditions beside each other: what the daemon's loop and CPU did, and what the wall cost. */
+function wallLine(w: WallResult): string {
+  const c = (name: string, x: WallCondition) =>
+    `${name}: keystroke p50 ${fmt(x.latency.p50Ms)} / p99 ${fmt(x.latency.p99Ms)} ms (rounds ${x.roundP99Ms.map(fmt).join(', ')}), loop delay p99 ${fmt(x.loopDelayP99Ms)} ms, ` +
+    `main thread ${pct(x.mainThreadCpuShare)}, process ${pct(x.processCpuShare)}, both cores ${pct(x.machineBusy)}`;
+  return [
+    `Wall: ${w.sessions} sessions each printing a line every ${w.busyLineMs} ms; keystrokes into one more, as above (${w.withWall.samples} samples per condition, rounds alternating)`,
+    c('  idle (no busy sessions)', w.idle),
+    c('  busy, no wall', w.busy),
+    c('  busy, wall open on all', w.withWall),
+    `  the wall: ${w.wall.eventsPerS.toFixed(0)} events/s, ${w.wall.picturesPerS.toFixed(0)} pictures/s drawn and fetched (${w.withWall.drawnPerS.toFixed(0)}/s drawn), ` +
+      `${w.wall.unchangedPerS.toFixed(1)}/s unchanged (304), ${w.wall.failed} refused, ${w.wall.kBPerS.toFixed(0)} kB/s of SVG, viewer CPU ${pct(w.wall.viewerCpuShare)}`,
+  ].join('\n');
 }
 
 /** The table as fixed-width text; the ratio is always termhost/tmux, and the "better" column says which way is good. */
@@ -242,6 +270,7 @@ export function formatTable(r: Results, env: Environment): string {
     ...(r.commands ? [`every termhost command answer said exited 0: ${r.commands.termhostAllExit0}`] : []),
     '',
     ...fanoutTable(r.fanout),
+    ...(r.wall ? ['', wallLine(r.wall)] : []),
   ].join('\n');
 }
 

@@ -4,6 +4,7 @@
  *   workloads (16 MiB streams) -> throughput -> keystroke latency -> snapshot cost   (termhost daemon in this process)
  *                              -> picture cost: 200x50 PNG, typical / unchanged / every cell true colour
  *                              -> fan-out to 0/1/10/100 attach viewers    (same daemon; viewers in a child process)
+ *                              -> the wall: keystrokes beside 50 busy sessions, wall open or not (same daemon)
  *                              -> one call per command: `true` x200        (same daemon; tmux send-keys + wait-for)
  *                              -> shell integration on vs off, 16 MiB      (a fresh daemon)
  *                              -> CLI start-up: termhost ls vs tmux ls    (a fresh process per call)
@@ -25,6 +26,7 @@ import { FANOUT_RUNS, FANOUT_VIEWERS, measureFanout } from './fanout.js';
 import { environment, formatTable, writeJson, type Results } from './report.js';
 import { HTTP_ITERATIONS, INPROC_ITERATIONS, SNAPSHOT_COLS, SNAPSHOT_ROWS, measureSnapshot } from './snapshot.js';
 import { PICTURE_ITERATIONS, measurePictures } from './pictures.js';
+import { BUSY_LINE_MS, WALL_ROUNDS, WALL_SAMPLES_PER_ROUND, WALL_SESSIONS, measureWall } from './wall.js';
 import { nowMs } from './stats.js';
 import { startBenchDaemon, type BenchDaemon } from './termhost.js';
 import { THROUGHPUT_RUNS, THROUGHPUT_WARMUP_RUNS, measureThroughput } from './throughput.js';
@@ -92,6 +94,7 @@ try {
   const snapshot = await measureSnapshot(th, tmux, dir, log);
   const pictures = await measurePictures(th, log);
   const fanout = await measureFanout(th, workloads.find((w) => w.name === 'plain')!, log);
+  const wall = await measureWall(th, dir, log);
   const commands = await measureCommands(th, tmux, dir, log);
   const startup = await measureStartup(th, tmux, log);
   await th.stop();
@@ -101,7 +104,7 @@ try {
   const memory = await measureMemory(dir, log);
   const agentTasks = await measureAgentTasks(log);
 
-  const results: Results = { throughput, latency, memory, snapshot, pictures, fanout, startup, commands, integration };
+  const results: Results = { throughput, latency, memory, snapshot, pictures, fanout, startup, commands, integration, wall };
   const env = environment(tmuxVersion, (nowMs() - started) / 1000, { loadAvg1mAtStart: loadAtStart, commit });
   writeJson(RESULTS_FILE, { ...results, transcripts, agentTasks }, env, {
     screen: `${FRAME_COLS}x${FRAME_ROWS}`,
@@ -120,6 +123,9 @@ try {
     fanoutViewers: FANOUT_VIEWERS,
     fanoutRuns: FANOUT_RUNS,
     fanoutStream: 'plain',
+    wallSessions: WALL_SESSIONS,
+    wallBusyLineMs: BUSY_LINE_MS,
+    wallRoundsAndSamplesPerRound: [WALL_ROUNDS, WALL_SAMPLES_PER_ROUND],
     commandSamples: COMMAND_SAMPLES,
     commandWarmup: COMMAND_WARMUP,
     integrationRuns: INTEGRATION_RUNS,

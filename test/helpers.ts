@@ -215,7 +215,7 @@ export interface SseMessage {
 }
 
 /** A Server-Sent Events reader over plain HTTP: messages as an async iterator, plus close(). */
-export function sse(address: string, token: string, opts: { lastEventId?: number | string; session?: string } = {}) {
+export function sse(address: string, token: string, opts: { lastEventId?: number | string; session?: string; types?: string } = {}) {
   const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
   const headers: Record<string, string> = { host: 'localhost', authorization: `Bearer ${token}`, accept: 'text/event-stream' };
   if (opts.lastEventId !== undefined) headers['last-event-id'] = String(opts.lastEventId);
@@ -223,7 +223,7 @@ export function sse(address: string, token: string, opts: { lastEventId?: number
   let wake: (() => void) | undefined;
   let ended = false;
   let status = 0;
-  const req = http.request({ host, port, agent: false, path: `/v1/events${opts.session ? `?session=${opts.session}` : ''}`, headers }, (res) => {
+  const req = http.request({ host, port, agent: false, path: `/v1/events?${new URLSearchParams({ ...(opts.session ? { session: opts.session } : {}), ...(opts.types ? { types: opts.types } : {}) })}`, headers }, (res) => {
     status = res.statusCode ?? 0;
     let buf = '';
     res.setEncoding('utf8');

@@ -40,7 +40,7 @@ test('every registered route is in /openapi.json, with responses and error codes
     }
   }
   const publicRoutes = routes.filter(({ method, url }) => doc.paths[openapiPath(url)][method.toLowerCase()].security?.length === 0).map((r) => r.url);
-  assert.deepEqual(publicRoutes.sort(), ['/', '/health', '/ui', '/ui/', '/ui/assets/:file', '/ui/login', '/ui/logout', '/ui/me', '/ui/sessions/:id'], 'the public routes are exactly these');
+  assert.deepEqual(publicRoutes.sort(), ['/', '/health', '/ui', '/ui/', '/ui/assets/:file', '/ui/login', '/ui/logout', '/ui/me', '/ui/sessions/:id', '/ui/wall'], 'the public routes are exactly these');
   // Bodies are documented where routes take one.
   assert.ok(doc.paths['/v1/sessions'].post.requestBody);
   assert.ok(doc.paths['/v1/sessions/{id}/input'].post.requestBody.content['application/json'].schema.properties.input);

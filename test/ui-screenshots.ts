@@ -1,6 +1,6 @@
 /**
  * `npm run screenshots`: the README's pictures of the UI, taken in real Chromium against a real daemon running real
- * programs: the session list, a live pane, the secret-input banner and an ended session; and a picture of a terminal
+ * programs: the session list, a live pane, the secret-input banner, the wall and an ended session; and a picture of a terminal
  * drawn by termhost itself (GET .../screen?format=png), terminal.png. Writes docs/images/*.png.
  */
 import fs from 'node:fs';
@@ -120,6 +120,15 @@ try {
   await page.locator('.secret-banner').waitFor();
   await waitTerminal(page, 'password for dev');
   await page.screenshot({ path: path.join(OUT, 'ui-secret.png') });
+
+  // The wall: every live session at once, the secret window's tile showing its lock instead of the screen.
+  await page.goto(`http://${d.address}/ui/wall`);
+  await page.locator(`.tile[data-session="${sudo.id}"] [data-mark="secret"]`).waitFor();
+  await until('every other tile to show its picture', async () => {
+    const tiles = await page.locator('.tile').count();
+    return tiles > 1 && (await page.locator('.tile img').count()) === tiles - 1;
+  });
+  await page.screenshot({ path: path.join(OUT, 'ui-wall.png') });
 
   await page.goto(`http://${d.address}/ui/sessions/${report.id}`);
   await waitPaneState(page, 'ended');

@@ -1,20 +1,26 @@
 /**
  * The embeddable runtime: sessions plus the global event stream, with no HTTP anywhere. The daemon is one host of
  * it; a program can be another. Every session's lifecycle, input, lease, secret-window and attach activity becomes an
- * event on one bus with global ids. Screen and output events are coalesced per session (at most one per 16 ms), carry
- * no bytes, and are never published while a secret-input window is open. Who did what also goes to the audit trail
- * (audit/), which the store keeps.
+ * event on one bus with global ids. Screen and output events are coalesced per session (at most one per 16 ms, and
+ * screen_updated at most one per 500 ms), carry no bytes, and are never published while a secret-input window is
+ * open. Who did what also goes to the audit trail (audit/), which the store keeps.
  */
 import type { EventActor } from '../protocol/events.js';
 import { AuditTrail } from './audit/AuditTrail.js';
 import { auditSession } from './audit/auditSession.js';
 import type { Actor } from './control/actor.js';
+import { Coalescer } from './events/Coalescer.js';
 import { EventBus, type EventInput } from './events/EventBus.js';
 import type { Session } from './session/Session.js';
 import { SessionManager, type SessionManagerOptions } from './session/SessionManager.js';
 
 /** At most one screen_changed (and one output) event per session per this interval. */
 export const SCREEN_EVENT_INTERVAL_MS = 16;
+/**
+ * At most one screen_updated event per session per this interval: often enough that a tile is redrawn within a
+ * second of a change, rarely enough that a wall of busy sessions does not flood its viewer or the picture worker.
+ */
+export const SCREEN_UPDATE_INTERVAL_MS = 500;
 
 export interface RuntimeOptions extends SessionManagerOptions {
   /** Events kept for consumers that resume by id. */
@@ -52,44 +58,42 @@ export class Runtime {
     // Coalesce output and screen changes: the first change in a quiet period is published at once, later ones at the
     // end of the interval, so a burst costs two events and the last state is always reported.
     let pendingBytes = 0;
-    let timer: NodeJS.Timeout | undefined;
-    let lastAt = 0;
     let screenPublished = -1;
     let screenDirty = false;
-    const flush = () => {
-      timer = undefined;
-      lastAt = Date.now();
+    const fast = new Coalescer(SCREEN_EVENT_INTERVAL_MS, () => {
       if (s.secretActive) return void (pendingBytes = 0);
       if (pendingBytes > 0) bus.publish(id, { type: 'output', bytes: pendingBytes, seq: s.seq });
       pendingBytes = 0;
       if (screenDirty || s.parsedSeq !== screenPublished) bus.publish(id, { type: 'screen_changed', seq: s.parsedSeq });
       screenPublished = s.parsedSeq;
       screenDirty = false;
-    };
-    const changed = () => {
-      if (timer) return;
-      const wait = SCREEN_EVENT_INTERVAL_MS - (Date.now() - lastAt);
-      if (wait <= 0) flush();
-      else timer = setTimeout(flush, wait);
-    };
+    });
+    // The same change, at the pace of a view that redraws a whole picture (the wall of tiles): at most one per
+    // SCREEN_UPDATE_INTERVAL_MS, so 50 busy sessions cost a viewer 100 events and at most 100 pictures a second,
+    // where screen_changed would be 3,000 events.
+    let updatePublished = -1;
+    const slow = new Coalescer(SCREEN_UPDATE_INTERVAL_MS, () => {
+      if (s.secretActive || s.parsedSeq === updatePublished) return;
+      updatePublished = s.parsedSeq;
+      bus.publish(id, { type: 'screen_updated', seq: s.parsedSeq });
+    });
     const e = s.events;
     // A chunk is parsed (and reported parsed) while it is fed, before its output event: both schedule a flush, so the
     // last chunk's bytes are reported too.
     e.on('output', (chunk) => {
       pendingBytes += chunk.length;
-      changed();
+      fast.poke();
     });
     e.on('parsed', () => {
       screenDirty = true;
-      changed();
+      fast.poke();
+      slow.poke();
     });
     e.on('resized', (cols, rows) => bus.publish(id, { type: 'resized', cols, rows }));
     e.on('title', (title) => bus.publish(id, { type: 'title_changed', title }));
     e.on('exit', (exit, reason) => {
-      if (timer) {
-        clearTimeout(timer);
-        flush();
-      }
+      fast.flush();
+      slow.flush();
       bus.publish(id, { type: 'process_exited', code: exit.exitCode, signal: exit.signal, reason });
     });
     // Keystroke events during a secret window would give away the secret's length and rhythm: not published.
@@ -99,8 +103,8 @@ export class Runtime {
     e.on('leaseReleased', (l, reason) => bus.publish(id, { type: 'lease_released', lease_id: l.lease_id, actor: who(l.actor), reason }));
     e.on('inputPreempted', (l, by) => bus.publish(id, { type: 'input_preempted', lease_id: l.lease_id, previous: who(l.actor), by: who(by) }));
     e.on('secretStarted', (actor, reason) => {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
+      fast.cancel();
+      slow.cancel();
       pendingBytes = 0;
       bus.publish(id, { type: 'secret_input_started', actor: who(actor), reason });
     });
@@ -119,6 +123,9 @@ export class Runtime {
     });
     e.on('clientAttached', (c) => bus.publish(id, { type: 'client_attached', client_id: c.id, role: c.role, actor: who(c.actor) }));
     e.on('clientDetached', (c) => bus.publish(id, { type: 'client_detached', client_id: c.id, role: c.role, actor: who(c.actor) }));
-    e.on('disposed', () => timer && clearTimeout(timer));
+    e.on('disposed', () => {
+      fast.cancel();
+      slow.cancel();
+    });
   }
 }

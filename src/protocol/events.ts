@@ -29,6 +29,7 @@ export const EventFieldsSchema = Type.Union([
     reason: Type.Union([Type.Literal('completed'), Type.Literal('crashed'), Type.Literal('closed')]),
   }),
   event('screen_changed', 'The screen changed; coalesced to at most one per 16 ms per session.', { seq: Type.Integer() }),
+  event('screen_updated', 'The screen changed; coalesced to at most one per 500 ms per session, for views that redraw a whole picture.', { seq: Type.Integer() }),
   event('output', 'Output arrived: a byte count, never the bytes. Coalesced like screen_changed.', { bytes: Type.Integer(), seq: Type.Integer() }),
   event('resized', 'The terminal size changed.', { cols: Type.Integer(), rows: Type.Integer() }),
   event('title_changed', 'The application set the window title.', { title: Type.String() }),

@@ -32,7 +32,7 @@ after(async () => {
 });
 
 /** Routes that answer without a credential by design: liveness, the UI's page and assets, and its sign-in. */
-const PUBLIC = new Set(['GET /', 'GET /health', 'GET /ui', 'GET /ui/', 'GET /ui/sessions/:id', 'GET /ui/assets/:file', 'GET /ui/login', 'GET /ui/me', 'POST /ui/logout']);
+const PUBLIC = new Set(['GET /', 'GET /health', 'GET /ui', 'GET /ui/', 'GET /ui/sessions/:id', 'GET /ui/wall', 'GET /ui/assets/:file', 'GET /ui/login', 'GET /ui/me', 'POST /ui/logout']);
 
 test('no route answers anything but 400, 401 or 404 to a caller without a token, whatever the request target', async () => {
   const routes = d.app.registeredRoutes;

@@ -63,6 +63,7 @@ export class SessionList {
         'div',
         { class: 'toolbar' },
         h('h1', {}, 'Sessions'),
+        h('a', { class: 'link', href: '/ui/wall', onclick: (e: MouseEvent) => (e.preventDefault(), ctx.navigate('/ui/wall')) }, 'wall'),
         h('div', { class: 'spacer' }),
         h(
           'label',

@@ -6,6 +6,7 @@
  * connection. After a refusal (the sign-in ended, say) or a daemon restart, which restarts event ids, listeners are
  * told to resynchronise from scratch.
  */
+import type { EventType } from '../../src/protocol/events.js';
 import { keyHeader } from './api.js';
 
 export interface RuntimeEvent {
@@ -17,6 +18,29 @@ export interface RuntimeEvent {
 }
 
 export type StreamStatus = 'live' | 'reconnecting';
+
+/**
+ * The events some view of the page acts on. The stream asks for these only (GET /v1/events?types=): the per-keystroke
+ * and 60-a-second ones (output, screen_changed, input_accepted, input_rejected) would cost the daemon and the page
+ * thousands of events a second with many busy sessions, and no view uses them. A view that needs another adds it here.
+ */
+export const PAGE_EVENT_TYPES = [
+  'session_opened',
+  'session_closed',
+  'process_exited',
+  'screen_updated',
+  'resized',
+  'title_changed',
+  'lease_acquired',
+  'lease_released',
+  'input_preempted',
+  'secret_input_started',
+  'secret_input_ended',
+  'input_needed',
+  'input_resumed',
+  'client_attached',
+  'client_detached',
+] as const satisfies readonly EventType[];
 
 /** How long to wait before opening a new stream once one failed or was refused (EventSource's own default is 3 s). */
 const REOPEN_AFTER_MS = 3000;
@@ -54,7 +78,7 @@ export class EventStream {
     try {
       const headers: Record<string, string> = { accept: 'text/event-stream', ...keyHeader() };
       if (this.lastId !== undefined) headers['last-event-id'] = this.lastId;
-      const res = await fetch('/v1/events', { headers, credentials: 'same-origin', cache: 'no-store', signal: abort.signal });
+      const res = await fetch(`/v1/events?types=${PAGE_EVENT_TYPES.join(',')}`, { headers, credentials: 'same-origin', cache: 'no-store', signal: abort.signal });
       if (!res.ok || !res.body) {
         refused = true;
         this.lastId = undefined; // as EventSource does after a refusal: the next stream starts afresh, with a resync

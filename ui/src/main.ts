@@ -2,6 +2,7 @@
  * The termhost page: who is signed in, the event stream, and a router that rebuilds the whole view from the URL.
  *
  *   /ui/                         the session list (?ended=1 also lists sessions that are gone)
+ *   /ui/wall                     every session's screen at once (?label=k=v filters, repeatable)
  *   /ui/sessions/{id}            one session, as a driver
  *   /ui/sessions/{id}?role=viewer  one session, watching only
  *
@@ -14,6 +15,7 @@ import { EventStream } from './events.js';
 import { SessionList } from './SessionList.js';
 import type { Role } from './paneParts.js';
 import { SessionPane } from './SessionPane.js';
+import { Wall } from './Wall.js';
 import type { TerminalView } from './terminalView.js';
 import type { Me } from './types.js';
 
@@ -54,6 +56,15 @@ function route(): void {
   }
   document.title = 'termhost';
   if (!me) return signedOut();
+  if (/^\/ui\/wall\/?$/.test(location.pathname)) {
+    const wall = new Wall({ me, events, navigate });
+    fill(mainEl, wall.root);
+    current = wall;
+    document.title = 'wall · termhost';
+    // For the tests and the bench: how many pictures the wall fetched, and how many came back unchanged.
+    (window as unknown as { __wall?: Wall }).__wall = wall;
+    return;
+  }
   const list = new SessionList({ me, events, navigate });
   fill(mainEl, list.root);
   current = list;

@@ -84,10 +84,17 @@ class JobWorker {
 export class PictureRenderer {
   private readonly screens = new JobWorker();
   private readonly gifs = new Set<JobWorker>();
+  private drawn = 0;
+
+  /** Screens sent to the worker to be drawn so far: what a cached or unchanged picture does not add to. */
+  get screensDrawn(): number {
+    return this.drawn;
+  }
 
   /** A screen as PNG or SVG. */
   async screen(grid: CellGrid, layout: Layout, format: 'png' | 'svg'): Promise<Result<Buffer>> {
     if (this.screens.size >= RENDER_QUEUE_MAX) return fail(busy(`${RENDER_QUEUE_MAX} pictures are waiting to be drawn`));
+    this.drawn++;
     const r = await this.screens.run({ kind: format, grid, layout });
     return r.ok ? ok(r.value.bytes) : r;
   }

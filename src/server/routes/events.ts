@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { RuntimeEvent } from '../../protocol/events.js';
+import { EVENT_TYPES, type EventType, type RuntimeEvent } from '../../protocol/events.js';
+import { TermError } from '../../core/index.js';
 import { SESSION_REF_PATTERN } from '../../protocol/bounds.js';
 import { actorOf } from '../auth.js';
 import { errors, unwrap, type RouteDeps } from './common.js';
@@ -14,7 +15,16 @@ import { errors, unwrap, type RouteDeps } from './common.js';
 export const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 const EventsQuery = Type.Object(
-  { session: Type.Optional(Type.String({ pattern: SESSION_REF_PATTERN, description: 'Only events of this session (id, or the name of a live session).' })) },
+  {
+    session: Type.Optional(Type.String({ pattern: SESSION_REF_PATTERN, description: 'Only events of this session (id, or the name of a live session).' })),
+    types: Type.Optional(
+      Type.String({
+        // Names separated by single commas: one way to match any text, so the pattern cannot backtrack.
+        pattern: `^[a-z_]{1,32}(,[a-z_]{1,32}){0,${EVENT_TYPES.length - 1}}$`,
+        description: 'Only events of these types, comma-separated (screen_updated,secret_input_started,...); a reset is always sent.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -35,7 +45,8 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
       },
     },
     async (req, reply) => {
-      const { session: ref } = req.query as Static<typeof EventsQuery>;
+      const { session: ref, types } = req.query as Static<typeof EventsQuery>;
+      const only = types === undefined ? undefined : eventTypes(types);
       const actor = actorOf(req);
       // Events carry ids; a name stands for the live session it names now (among those the caller may see).
       const named = ref === undefined ? undefined : deps.manager.get(ref, actor);
@@ -77,6 +88,7 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
         if (e.id <= sentId) return;
         sentId = e.id;
         if (session !== undefined && e.session_id !== session) return;
+        if (only !== undefined && !only.has(e.type)) return;
         // Sessions outside the caller's scope do not exist for it: none of their events are sent.
         if (!bus.visibleTo(actor, e)) return;
         write(`id: ${e.id}\ndata: ${JSON.stringify(e)}\n\n`);
@@ -105,4 +117,13 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
       res.on('close', close);
     },
   );
+}
+
+/** `types=a,b` as a set, refusing a name that is no event type (a typo would otherwise silence the stream). */
+function eventTypes(list: string): ReadonlySet<EventType> {
+  const known = new Set<string>(EVENT_TYPES);
+  const names = list.split(',');
+  const unknown = names.find((n) => !known.has(n) || n === 'reset');
+  if (unknown !== undefined) throw new TermError('invalid_request', `types: "${unknown}" is not an event type; see GET /schemas/event.json`, { field: 'types' });
+  return new Set(names as EventType[]);
 }

@@ -111,6 +111,17 @@ export async function uiRoutes(app: FastifyInstance, opts: { dir?: string } = {}
   );
   app.get('/ui/', { schema: { summary: 'The browser UI: the session list', security: [], response: html } }, async (_req, reply) => send(reply, 'index.html'));
   app.get(
+    '/ui/wall',
+    {
+      schema: {
+        summary: 'The browser UI: a live picture of every session (?label=k=v, repeatable, as GET /v1/sessions)',
+        security: [],
+        response: html,
+      },
+    },
+    async (_req, reply) => send(reply, 'index.html'),
+  );
+  app.get(
     '/ui/sessions/:id',
     { schema: { summary: 'The browser UI on one session (?role=viewer)', security: [], params: SessionIdParams, response: html } },
     async (_req, reply) => send(reply, 'index.html'),
