@@ -5,12 +5,16 @@
  * Refusals (401, 403, 400) end the iterator with a TermhostError instead of retrying forever.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { RuntimeEvent } from '../protocol/events.js';
-import type { Address } from './address.js';
+import { hostPort, type Address } from './address.js';
 import { errorFromAnswer, type TermhostError } from './errors.js';
+import { failureDetail, tlsFailure, type Trust } from './tls.js';
 
 export interface EventStreamOptions {
   address: Address;
+  /** For an https:// daemon: which certificates to trust (client/tls.ts); default Node's store. */
+  trust?: Trust;
   token?: string;
   /** Only this session's events. */
   session?: string;
@@ -80,14 +84,16 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
   private connect(): void {
     if (this.closed) return;
     const a = this.opts.address;
-    const target = a.kind === 'unix' ? { socketPath: a.path } : { host: a.host, port: a.port };
-    const headers: http.OutgoingHttpHeaders = { host: 'localhost', accept: 'text/event-stream' };
+    const target = a.kind === 'unix' ? { socketPath: a.path } : { host: a.host, port: a.port, ...this.opts.trust };
+    const send = a.kind === 'tcp' && a.tls ? https.request : http.request;
+    // Node checks a certificate against the Host header's name: it must be the daemon's, as the other transports send.
+    const headers: http.OutgoingHttpHeaders = { host: a.kind === 'unix' ? 'localhost' : hostPort(a), accept: 'text/event-stream' };
     if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
     // Resume from what was queued, not only from what was yielded: queued events are not fetched twice.
     const resumeFrom = this.queue.length > 0 ? this.queue[this.queue.length - 1].id : this.lastEventId;
     if (resumeFrom !== undefined) headers['last-event-id'] = String(resumeFrom);
     const path = `/v1/events${this.opts.session ? `?session=${encodeURIComponent(this.opts.session)}` : ''}`;
-    const req = http.request({ ...target, method: 'GET', path, headers, agent: false }, (res) => {
+    const req = send({ ...target, method: 'GET', path, headers, agent: false }, (res) => {
       if (res.statusCode !== 200) return this.refused(res);
       this.res = res;
       this.delayMs = this.opts.retryMinMs ?? 250;
@@ -105,7 +111,14 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
       res.on('close', () => this.retry());
     });
     this.req = req;
-    req.on('error', () => this.retry());
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A certificate refused now will be refused on every retry: end with the reason, as a 401 does.
+      const tls = tlsFailure(a, err.code ?? '', failureDetail(err));
+      if (!tls) return this.retry();
+      this.failure = tls;
+      this.closed = true;
+      this.wake();
+    });
     req.end();
   }
 
