@@ -77,12 +77,14 @@ export function readToken(stateDir: string): string | undefined {
  */
 export interface DaemonRecord {
   pid: number;
-  /** "host:port" or "unix:/path", as a client would pass it; empty while the daemon is starting. */
+  /** "host:port", "https://host:port" or "unix:/path", as a client would pass it; empty while the daemon is starting. */
   address: string;
   version: string;
   started_at: string;
   /** The file the daemon's token was read from, or null when it was given on the command line or the environment. */
   token_file: string | null;
+  /** The certificate file a TLS daemon serves (absent or null without TLS): clients on this machine trust it. */
+  tls_cert?: string | null;
 }
 
 export function daemonFilePath(stateDir: string): string {
@@ -133,6 +135,7 @@ export function readDaemonRecord(stateDir: string): { state: 'live' | 'stale'; r
     version: typeof r.version === 'string' ? r.version : 'unknown',
     started_at: typeof r.started_at === 'string' ? r.started_at : '',
     token_file: typeof r.token_file === 'string' ? r.token_file : null,
+    tls_cert: typeof r.tls_cert === 'string' ? r.tls_cert : null,
   };
   return { state: pidAlive(record.pid) ? 'live' : 'stale', record };
 }

@@ -5,6 +5,7 @@
  *   requests  -> server (auth, schemas) -> core input encoding -> the session's write queue -> PTY
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Runtime, type Profile, type SessionManager } from './core/index.js';
 import { TokenStore } from './server/TokenStore.js';
@@ -72,7 +73,7 @@ export interface Daemon {
   manager: SessionManager;
   tokens: TokenStore;
   store: Store;
-  /** "host:port" or "unix:/path", as a client would use it. */
+  /** "host:port", "https://host:port" (TLS) or "unix:/path", as a client would use it. */
   address: string;
   token: string;
   close(): Promise<void>;
@@ -105,6 +106,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const daemonFile = DaemonFile.claim(stateDir, {
     version: VERSION,
     token_file: opts.token === undefined ? tokenPath(stateDir) : (opts.tokenFile ?? null),
+    tls_cert: opts.tls ? path.resolve(opts.tls.certFile) : null,
   });
   let app: FastifyInstance | undefined;
   let close = async () => daemonFile.release();
@@ -152,7 +154,8 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
       uiLogins,
     });
     if (bind.warning) app.log.warn(bind.warning);
-    const address = await listenOn(app, bind);
+    // As a client gives it: an https:// address tells the client to speak TLS (and daemon.json says it too).
+    const address = `${tls ? 'https://' : ''}${await listenOn(app, bind)}`;
     daemonFile.publish(address);
     return { app, runtime, manager: runtime.sessions, tokens, store, address, token, close };
   } catch (err) {

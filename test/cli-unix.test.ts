@@ -77,7 +77,7 @@ test('an unknown command prints one line with the closest match; a wrong flag is
   const value = await th(['new', '--cols']);
   assert.match(value.stderr, /^termhost new: --cols needs a value \(N\)/);
   const addr = await runBin(['--addr', 'no-port-here', 'ls']);
-  assert.deepEqual([addr.code, addr.stderr], [2, 'termhost ls: cannot parse address "no-port-here"; use host:port or unix:/path [invalid_address]\n']);
+  assert.deepEqual([addr.code, addr.stderr], [2, 'termhost ls: cannot parse address "no-port-here"; use host:port, https://host:port or unix:/path [invalid_address]\n']);
 });
 
 test('CLI errors speak CLI: bounds are checked before sending, and the daemon\'s validation errors name the flag', async () => {

@@ -44,12 +44,13 @@ export async function startTestDaemon(opts: DaemonOptions = {}): Promise<TestDae
   // Rate limits are off unless a test asks for them: a suite starts sessions and fails auths far faster than a person.
   const rateLimits = { attachTokens: 0, sessionStarts: 0, loginCodes: 0, failedAuths: 0, ...opts.rateLimits };
   const daemon = await startDaemon({ listen: '127.0.0.1:0', stateDir, token, ...opts, rateLimits, baseEnv });
-  const client = new TermhostClient({ address: daemon.address, token });
+  // A TLS daemon's certificate is self-signed at test time: the test's own client trusts exactly it.
+  const client = new TermhostClient({ address: daemon.address, token, ...(opts.tls ? { ca: fs.readFileSync(opts.tls.certFile) } : {}) });
   return {
     ...daemon,
     client,
     stateDir,
-    url: `http://${daemon.address}`,
+    url: daemon.address.startsWith('https://') ? daemon.address : `http://${daemon.address}`,
     async stop() {
       client.close();
       await daemon.close();

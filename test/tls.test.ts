@@ -36,9 +36,12 @@ after(async () => {
   await assertNoLeaks();
 });
 
+/** "127.0.0.1:PORT" of the daemon's "https://127.0.0.1:PORT". */
+const hostPort = () => d.address.replace(/^https:\/\//, '');
+
 /** An HTTPS request that trusts only the test's certificate. */
 function get(p: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  const [host, port] = [d.address.slice(0, d.address.lastIndexOf(':')), Number(d.address.slice(d.address.lastIndexOf(':') + 1))];
+  const [host, port] = [hostPort().slice(0, hostPort().lastIndexOf(':')), Number(hostPort().slice(hostPort().lastIndexOf(':') + 1))];
   return new Promise((resolve, reject) => {
     const req = https.request({ host, port, path: p, ca: fs.readFileSync(cert), servername: 'localhost', headers: { host: 'localhost', ...headers }, agent: false }, (res) => {
       let body = '';
@@ -56,13 +59,13 @@ test('the daemon serves HTTPS with the given certificate, and no plain HTTP on t
   assert.equal(listed.status, 200);
   assert.deepEqual(JSON.parse(listed.body), { sessions: [] });
   assert.equal((await get('/v1/sessions')).status, 401);
-  const plain = await rawRequest(d.address, { path: '/health' }).catch((e: Error) => e);
+  const plain = await rawRequest(hostPort(), { path: '/health' }).catch((e: Error) => e);
   assert.ok(plain instanceof Error || plain.status !== 200, 'plain HTTP is not answered as HTTP');
 });
 
 test('the attach socket is WSS: a driver types and sees its echo over TLS', async () => {
   const created = await new Promise<{ id: string }>((resolve, reject) => {
-    const [host, port] = [d.address.slice(0, d.address.lastIndexOf(':')), Number(d.address.slice(d.address.lastIndexOf(':') + 1))];
+    const [host, port] = [hostPort().slice(0, hostPort().lastIndexOf(':')), Number(hostPort().slice(hostPort().lastIndexOf(':') + 1))];
     const body = JSON.stringify({ command: ['cat'] });
     const req = https.request(
       { host, port, method: 'POST', path: '/v1/sessions', ca: fs.readFileSync(cert), servername: 'localhost', agent: false, headers: { host: 'localhost', authorization: `Bearer ${d.token}`, 'content-type': 'application/json' } },
@@ -75,7 +78,7 @@ test('the attach socket is WSS: a driver types and sees its echo over TLS', asyn
     req.on('error', reject);
     req.end(body);
   });
-  const ws = new WebSocket(`wss://${d.address}/v1/sessions/${created.id}/attach`, { ca: fs.readFileSync(cert), headers: { host: 'localhost' } });
+  const ws = new WebSocket(`wss://${hostPort()}/v1/sessions/${created.id}/attach`, { ca: fs.readFileSync(cert), headers: { host: 'localhost' } });
   const seen: string[] = [];
   const echoed = new Promise<void>((resolve, reject) => {
     ws.on('open', () => ws.send(JSON.stringify({ kind: 'auth', token: d.token, role: 'driver' })));

@@ -20,12 +20,21 @@ export class UsageError extends Error {}
 export const GLOBAL_FLAGS: Flag[] = [
   {
     name: 'addr',
+    aliases: ['url'],
     kind: 'string',
     value: 'ADDR',
-    help: 'the daemon: HOST:PORT or unix:/PATH',
-    default: '$TERMHOST_ADDR, else the daemon in the state dir (daemon.json)',
+    help: 'the daemon: HOST:PORT, https://HOST:PORT (TLS) or unix:/PATH; --url is the same flag',
+    default: '$TERMHOST_ADDR or $TERMHOST_URL, else the daemon in the state dir (daemon.json)',
   },
   { name: 'token', kind: 'string', value: 'T', help: 'bearer token', default: '$TERMHOST_TOKEN, else the token file of that daemon' },
+  {
+    name: 'ca',
+    kind: 'string',
+    value: 'FILE',
+    help: "PEM certificates to trust for an https:// daemon, instead of Node's store: its CA, or its own certificate",
+    default: "$TERMHOST_CA, else the certificate daemon.json names, else Node's store (with NODE_EXTRA_CA_CERTS)",
+    complete: 'file',
+  },
   { name: 'state-dir', kind: 'string', value: 'DIR', help: 'where the daemon keeps its state', default: '$XDG_STATE_HOME/termhost', complete: 'dir' },
   { name: 'help', short: 'h', kind: 'boolean', help: 'show this help' },
 ];

@@ -6,7 +6,7 @@
 // Named imports of Node's modules on the `termhost ls` path: in the CommonJS bundle (scripts/build-cli.mjs) a default
 // import costs a copy of every export of the module, on each start.
 import { readFileSync, statSync } from 'node:fs';
-import type { TermhostClient } from '../client/TermhostClient.js';
+import type { ClientOptions, TermhostClient } from '../client/TermhostClient.js';
 import { UsageError, type Parsed } from './args.js';
 
 export interface Io {
@@ -18,16 +18,21 @@ export interface Io {
   stdin?: NodeJS.ReadableStream;
 }
 
+/** The client options the global flags give (--addr, --token, --state-dir, --ca); every client command uses these. */
+export async function clientOptions(flags: Record<string, unknown>): Promise<ClientOptions> {
+  const ca = flags.ca === undefined ? undefined : (await import('../client/tls.js')).readCaFile(flags.ca as string, '--ca');
+  return {
+    address: flags.addr as string | undefined,
+    token: flags.token as string | undefined,
+    stateDir: flags['state-dir'] as string | undefined,
+    ...(ca ? { ca } : {}),
+  };
+}
+
 export async function clientFrom(parsed: Parsed): Promise<TermhostClient> {
   const { TermhostClient } = await import('../client/TermhostClient.js');
-  const f = parsed.flags;
   // One process, a request or two: a connection per request beats loading a pool (see client/transport.ts).
-  return new TermhostClient({
-    address: f.addr as string | undefined,
-    token: f.token as string | undefined,
-    stateDir: f['state-dir'] as string | undefined,
-    transport: 'once',
-  });
+  return new TermhostClient({ ...(await clientOptions(parsed.flags)), transport: 'once' });
 }
 
 /** Run `fn` with a client for this command's flags, and release the client's sockets however it ends. */

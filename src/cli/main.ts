@@ -64,8 +64,9 @@ export async function runCli(argv: string[], io: Io = stdio): Promise<number> {
     const { describeServerError, isServerError } = await import('./errors.js');
     if (isServerError(err)) {
       io.err(`termhost ${cmd.name}: ${describeServerError(err, cmd)}\n`);
-      // A malformed --addr is the caller's mistake, like any other bad flag; the rest came from (or missed) a daemon.
-      return err.code === 'invalid_address' ? 2 : 1;
+      // A malformed --addr or an unreadable --ca is the caller's mistake, like any other bad flag; the rest came from
+      // (or missed) a daemon.
+      return err.code === 'invalid_address' || err.code === 'invalid_ca' ? 2 : 1;
     }
     io.err(`termhost ${cmd.name}: ${(err as Error).message}\n`);
     return 1;

@@ -4,11 +4,14 @@
  */
 import WebSocket from 'ws';
 import { decodeServerFrame, BinaryTag, type AuthFrame, type ServerFrame } from '../protocol/attach.js';
-import { formatAddress, type Address } from './address.js';
+import { hostPort, type Address } from './address.js';
 import { errorFromAnswer } from './errors.js';
+import { failureDetail, tlsFailure, type Trust } from './tls.js';
 
 export interface AttachOptions extends Omit<AuthFrame, 'kind'> {
   address: Address;
+  /** For a wss:// daemon: which certificates to trust (client/tls.ts); default Node's store. */
+  trust?: Trust;
   session: string;
   /** The daemon's bearer token, sent as an Authorization header (native clients can). */
   bearer?: string;
@@ -25,11 +28,12 @@ export class AttachClient implements AsyncIterable<AttachEvent> {
   private done = false;
 
   constructor(opts: AttachOptions) {
-    const base = opts.address.kind === 'unix' ? `ws+unix://${opts.address.path}:` : `ws://${formatAddress(opts.address)}`;
+    const a = opts.address;
+    const base = a.kind === 'unix' ? `ws+unix://${a.path}:` : `${a.tls ? 'wss' : 'ws'}://${hostPort(a)}`;
     const headers: Record<string, string> = {};
     if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
     if (opts.origin) headers.origin = opts.origin;
-    this.ws = new WebSocket(`${base}/v1/sessions/${encodeURIComponent(opts.session)}/attach`, { headers, maxPayload: 2 * 1024 * 1024 });
+    this.ws = new WebSocket(`${base}/v1/sessions/${encodeURIComponent(opts.session)}/attach`, { headers, maxPayload: 2 * 1024 * 1024, ...opts.trust });
     const auth: AuthFrame = { kind: 'auth' };
     for (const k of ['token', 'role', 'view', 'since_seq', 'cols', 'rows'] as const) {
       if (opts[k] !== undefined) (auth as unknown as Record<string, unknown>)[k] = opts[k];
@@ -49,7 +53,11 @@ export class AttachClient implements AsyncIterable<AttachEvent> {
         this.finish(res.statusCode ?? 0, reason);
       });
     });
-    this.ws.on('error', (err) => this.finish(1006, err.message));
+    this.ws.on('error', (err: NodeJS.ErrnoException) => {
+      // A certificate refused is said as the HTTP client says it, with the way out (--ca, or the name to use).
+      const tls = tlsFailure(a, err.code ?? '', failureDetail(err));
+      this.finish(1006, tls ? `${tls.message} [${tls.code}]` : err.message);
+    });
     this.ws.on('close', (code, reason) => this.finish(code, reason.toString()));
   }
 

@@ -6,13 +6,16 @@
  */
 // Named imports of Node's modules on the `termhost ls` path: in the CommonJS bundle (scripts/build-cli.mjs) a default
 // import costs a copy of every export of the module, on each start.
-import { request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { RuntimeEvent } from '../protocol/events.js';
-import type { Address } from './address.js';
+import { hostPort, type Address } from './address.js';
 import { errorFromAnswer, type TermhostError } from './errors.js';
+import { failureDetail, requestFor, tlsFailure, type Trust } from './tls.js';
 
 export interface EventStreamOptions {
   address: Address;
+  /** For an https:// daemon: which certificates to trust (client/tls.ts); default Node's store. */
+  trust?: Trust;
   token?: string;
   /** Only this session's events. */
   session?: string;
@@ -82,14 +85,16 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
   private connect(): void {
     if (this.closed) return;
     const a = this.opts.address;
-    const target = a.kind === 'unix' ? { socketPath: a.path } : { host: a.host, port: a.port };
-    const headers: OutgoingHttpHeaders = { host: 'localhost', accept: 'text/event-stream' };
+    const target = a.kind === 'unix' ? { socketPath: a.path } : { host: a.host, port: a.port, ...this.opts.trust };
+    const send = requestFor(a);
+    // Node checks a certificate against the Host header's name: it must be the daemon's, as the other transports send.
+    const headers: OutgoingHttpHeaders = { host: a.kind === 'unix' ? 'localhost' : hostPort(a), accept: 'text/event-stream' };
     if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
     // Resume from what was queued, not only from what was yielded: queued events are not fetched twice.
     const resumeFrom = this.queue.length > 0 ? this.queue[this.queue.length - 1].id : this.lastEventId;
     if (resumeFrom !== undefined) headers['last-event-id'] = String(resumeFrom);
     const path = `/v1/events${this.opts.session ? `?session=${encodeURIComponent(this.opts.session)}` : ''}`;
-    const req = httpRequest({ ...target, method: 'GET', path, headers, agent: false }, (res) => {
+    const req = send({ ...target, method: 'GET', path, headers, agent: false }, (res) => {
       if (res.statusCode !== 200) return this.refused(res);
       this.res = res;
       this.delayMs = this.opts.retryMinMs ?? 250;
@@ -107,7 +112,14 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
       res.on('close', () => this.retry());
     });
     this.req = req;
-    req.on('error', () => this.retry());
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A certificate refused now will be refused on every retry: end with the reason, as a 401 does.
+      const tls = tlsFailure(a, err.code ?? '', failureDetail(err));
+      if (!tls) return this.retry();
+      this.failure = tls;
+      this.closed = true;
+      this.wake();
+    });
     req.end();
   }
 

@@ -31,6 +31,7 @@ import { EventStream } from './EventStream.js';
 import { errorFromAnswer, TermhostError } from './errors.js';
 import { resolveTarget, noDaemonMessage, unreachableError, type Address, type Target } from './address.js';
 import { makeTransport, NetworkFailure, type Answer, type Transport, type TransportKind } from './transport.js';
+import { mayBeTlsPort, probeTls, type Ca } from './tls.js';
 import type { LoginCode, LoginCodeRequest } from '../protocol/ui.js';
 
 export type Lease = Static<typeof LeaseSchema>;
@@ -80,8 +81,17 @@ export { TermhostError } from './errors.js';
 export { parseAddress, formatAddress, type Address } from './address.js';
 
 export interface ClientOptions {
-  /** Default: $TERMHOST_ADDR, else the daemon that `<stateDir>/daemon.json` names. */
+  /**
+   * "host:port", "https://host:port" (TLS), "unix:/path". Default: $TERMHOST_ADDR (or $TERMHOST_URL), else the daemon
+   * that `<stateDir>/daemon.json` names.
+   */
   address?: string | Address;
+  /**
+   * For an https:// daemon: the PEM certificates to trust instead of Node's store (its CA, or its own certificate).
+   * Default: the file $TERMHOST_CA names, else the certificate daemon.json names, else Node's store, which
+   * NODE_EXTRA_CA_CERTS extends. The certificate is always verified.
+   */
+  ca?: Ca;
   /** Default: $TERMHOST_TOKEN, else the token file of that daemon, else `<stateDir>/token`. */
   token?: string;
   /** Where to look for daemon.json and the token file; default $XDG_STATE_HOME/termhost (~/.local/state/termhost). */
@@ -108,7 +118,7 @@ export class TermhostClient {
     this.target = resolveTarget(opts);
     this.address = this.target.address ?? { kind: 'tcp', host: '127.0.0.1', port: 7070 };
     this.token = this.target.token;
-    this.transport = makeTransport(opts.transport ?? 'pool', this.address);
+    this.transport = makeTransport(opts.transport ?? 'pool', this.address, this.target.trust);
     this.headers = { accept: 'application/json' };
     if (this.token) this.headers.authorization = `Bearer ${this.token}`;
     this.jsonHeaders = { ...this.headers, 'content-type': 'application/json' };
@@ -369,7 +379,7 @@ export class TermhostClient {
    * is missed or repeated across a dropped connection. Call `close()` (or break out of the loop) to stop.
    */
   events(opts: { session?: string; lastEventId?: number } = {}): EventStream {
-    return new EventStream({ address: this.address, token: this.token, ...opts });
+    return new EventStream({ address: this.address, token: this.token, trust: this.target.trust, ...opts });
   }
 
   /**
@@ -381,7 +391,7 @@ export class TermhostClient {
     const { token } = await this.mintAttachToken(id, role);
     // Loaded here: ws and the frame codec are not needed by a client that never attaches.
     const { AttachClient } = await import('./AttachClient.js');
-    return new AttachClient({ ...opts, address: this.address, session: id, token, role });
+    return new AttachClient({ ...opts, address: this.address, trust: this.target.trust, session: id, token, role });
   }
 
   /** One JSON request; non-2xx answers become a TermhostError carrying the server's code. */
@@ -400,8 +410,10 @@ export class TermhostClient {
     try {
       answer = await this.transport.request(method, path, payload === undefined ? this.headers : this.jsonHeaders, payload);
     } catch (err) {
-      if (err instanceof NetworkFailure) throw unreachableError(this.target, err.errno);
-      throw err;
+      if (!(err instanceof NetworkFailure)) throw err;
+      // A TLS port drops a plain request unanswered; a handshake tells that apart from a daemon that died mid-request.
+      if (this.address.kind === 'tcp' && mayBeTlsPort(this.address, err.errno) && (await probeTls(this.address))) throw unreachableError(this.target, 'tls_port');
+      throw unreachableError(this.target, err.errno, err.detail);
     }
     if (answer.status >= 200 && answer.status < 300) return answer;
     throw errorFromAnswer(answer.status, answer.body.toString('utf8'));

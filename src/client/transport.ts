@@ -5,11 +5,14 @@
  *   latency in a long-lived client; loading undici costs about 150 ms, so it is imported on the first request.
  * - `once`: node:http, one connection per request. Nothing to load beyond Node itself, which is what a process that
  *   makes one request and exits wants (the CLI: `termhost ls` starts in a fraction of undici's load time).
+ *
+ * Both speak HTTPS to an https:// address, verifying the certificate against `trust` (client/tls.ts), or Node's store.
  */
 // Named imports of Node's modules on the `termhost ls` path: in the CommonJS bundle (scripts/build-cli.mjs) a default
 // import costs a copy of every export of the module, on each start.
-import { request as httpRequest, type ClientRequest, type OutgoingHttpHeaders } from 'node:http';
-import { formatAddress, type Address } from './address.js';
+import type { ClientRequest, OutgoingHttpHeaders } from 'node:http';
+import { hostPort, type Address } from './address.js';
+import { failureDetail, requestFor, type Trust } from './tls.js';
 
 export interface Answer {
   status: number;
@@ -24,10 +27,19 @@ export interface Transport {
   close(): void;
 }
 
-/** A request that never got an answer; `errno` names why (ECONNREFUSED, ENOENT, ETIMEDOUT, ...). */
+/** A request that never got an answer; `errno` names why (ECONNREFUSED, ENOENT, DEPTH_ZERO_SELF_SIGNED_CERT, ...). */
 export class NetworkFailure extends Error {
-  constructor(readonly errno: string) {
+  constructor(
+    readonly errno: string,
+    /** Node's words for it, such as "self-signed certificate" or which names a certificate carries. */
+    readonly detail = '',
+  ) {
     super(errno);
+  }
+
+  static of(err: unknown): NetworkFailure {
+    if (err instanceof NetworkFailure) return err;
+    return new NetworkFailure((err as NodeJS.ErrnoException).code ?? (err as Error).message, failureDetail(err));
   }
 }
 
@@ -36,11 +48,11 @@ export type TransportKind = 'pool' | 'once';
 /** Longest error or JSON answer the `once` transport reads; a transcript page or asciicast file can be large. */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
-export function makeTransport(kind: TransportKind, a: Address): Transport {
-  return kind === 'pool' ? poolTransport(a) : onceTransport(a);
+export function makeTransport(kind: TransportKind, a: Address, trust?: Trust): Transport {
+  return kind === 'pool' ? poolTransport(a, trust) : onceTransport(a, trust);
 }
 
-function poolTransport(a: Address): Transport {
+function poolTransport(a: Address, trust: Trust | undefined): Transport {
   type Pool = import('undici').Pool;
   let pool: Promise<{ pool: Pool; InvalidArgumentError: new () => Error }> | undefined;
   const open = () =>
@@ -48,7 +60,7 @@ function poolTransport(a: Address): Transport {
       pool:
         a.kind === 'unix'
           ? new Pool('http://localhost', { socketPath: a.path, connections: 8 })
-          : new Pool(`http://${formatAddress(a)}`, { connections: 8 }),
+          : new Pool(`${a.tls ? 'https' : 'http'}://${hostPort(a)}`, { connections: 8, ...(trust ? { connect: { ...trust } } : {}) }),
       InvalidArgumentError: errors.InvalidArgumentError,
     })));
   return {
@@ -59,7 +71,7 @@ function poolTransport(a: Address): Transport {
         return { status: res.statusCode, body: Buffer.from(await res.body.arrayBuffer()), headers: res.headers };
       } catch (err) {
         if (err instanceof InvalidArgumentError) throw err; // a bug in the caller, not the network
-        throw new NetworkFailure((err as NodeJS.ErrnoException).code ?? (err as Error).message);
+        throw NetworkFailure.of(err);
       }
     },
     close() {
@@ -70,15 +82,16 @@ function poolTransport(a: Address): Transport {
   };
 }
 
-function onceTransport(a: Address): Transport {
-  const target = a.kind === 'unix' ? { socketPath: a.path } : { host: a.host, port: a.port };
+function onceTransport(a: Address, trust: Trust | undefined): Transport {
+  const target = a.kind === 'unix' ? { socketPath: a.path } : { host: a.host, port: a.port, ...trust };
+  const send = requestFor(a);
   const open = new Set<ClientRequest>();
   return {
     request(method, path, headers, body) {
       return new Promise<Answer>((resolve, reject) => {
-        const h: OutgoingHttpHeaders = { host: a.kind === 'unix' ? 'localhost' : formatAddress(a), ...headers };
+        const h: OutgoingHttpHeaders = { host: a.kind === 'unix' ? 'localhost' : hostPort(a), ...headers };
         if (body !== undefined) h['content-length'] = Buffer.byteLength(body);
-        const req = httpRequest({ ...target, method, path, headers: h, agent: false }, (res) => {
+        const req = send({ ...target, method, path, headers: h, agent: false }, (res) => {
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (c: Buffer) => {
@@ -87,11 +100,11 @@ function onceTransport(a: Address): Transport {
             chunks.push(c);
           });
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }));
-          res.on('error', (err) => reject(new NetworkFailure((err as NodeJS.ErrnoException).code ?? err.message)));
+          res.on('error', (err) => reject(NetworkFailure.of(err)));
         });
         open.add(req);
         req.on('close', () => open.delete(req));
-        req.on('error', (err) => reject(err instanceof NetworkFailure ? err : new NetworkFailure((err as NodeJS.ErrnoException).code ?? err.message)));
+        req.on('error', (err) => reject(NetworkFailure.of(err)));
         req.end(body);
       });
     },

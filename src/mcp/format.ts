@@ -15,42 +15,101 @@ function processLine(s: Pick<ProcessFields, 'exited' | 'exit_code' | 'exit_signa
 
 function modeNotes(s: ProcessFields): string[] {
   const notes: string[] = [];
-  if (s.alt_screen) notes.push('full-screen app (alternate screen)');
+  if (s.alt_screen) notes.push('full-screen app');
   if (s.modes.mouse !== 'off') notes.push(`mouse on (${s.modes.mouse})`);
   return notes;
 }
 
-function header(id: string, s: ProcessFields, what: string): string {
-  const cursor = s.cursor.visible ? `cursor row ${s.cursor.y} col ${s.cursor.x}` : `cursor hidden at row ${s.cursor.y} col ${s.cursor.x}`;
-  const parts = [`session ${id}`, what, `${s.cols}x${s.rows}`, cursor];
-  if (s.title) parts.push(`title "${s.title}"`);
-  return [parts.join(' | '), ...modeNotes(s), processLine(s)].filter(Boolean).join('\n');
+/**
+ * Where the cursor is, said only when the rows do not already say it: a visible cursor just past the end of its
+ * row's text, on a row that is shown, is said by the row's ">" marker alone (the cursor row is shown up to the cursor,
+ * trailing spaces included). Otherwise its column, or row and column, and "hidden" when it is.
+ */
+function cursorNote(s: Pick<ProcessFields, 'cursor'>, shown: ReadonlyArray<{ row: number; text: string }>): string | undefined {
+  const { x, y, visible } = s.cursor;
+  const row = shown.find((r) => r.row === y);
+  // A hidden cursor is mostly a program drawing; where it is matters little, and its row is marked when shown.
+  if (!visible) return row ? 'cursor hidden' : `cursor hidden at ${y},${x}`;
+  if (!row) return `cursor ${y},${x}`;
+  return x >= row.text.trimEnd().length ? undefined : `cursor col ${x}`;
+}
+
+/** The first line: only what is not the default (a matched wait, a visible cursor ending its row, the main screen). */
+function headLine(parts: Array<string | undefined>): string | undefined {
+  const kept = parts.filter((p): p is string => Boolean(p));
+  return kept.length ? kept.join('; ') : undefined;
 }
 
 /** Identical consecutive rows fold into one line from this many on (`rows 1-28: ~`); fewer read better as they are. */
 export const FOLD_RUN_MIN = 3;
 
+/** A row as prefix, its last decimal number, and suffix; undefined when it holds none. */
+function lastNumber(text: string): { prefix: string; n: number; digits: string; suffix: string } | undefined {
+  let end = text.length;
+  while (end > 0 && !isDigit(text.charCodeAt(end - 1))) end--;
+  if (end === 0) return undefined;
+  let start = end;
+  while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
+  const digits = text.slice(start, end);
+  if (digits.length > 15) return undefined;
+  return { prefix: text.slice(0, start), n: Number(digits), digits, suffix: text.slice(end) };
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Does row `b` say what row `a` says with its last number one more (`filler line 7`, `filler line 8`)? */
+function countsOn(a: string, b: string): boolean {
+  const [x, y] = [lastNumber(a), lastNumber(b)];
+  return Boolean(x && y && x.prefix === y.prefix && x.suffix === y.suffix && y.n === x.n + 1 && String(y.n) === y.digits && String(x.n) === x.digits);
+}
+
 /**
- * Rows as "<n> text", the cursor row marked with ">". A run of FOLD_RUN_MIN or more identical consecutive rows (the
- * `~` column of an empty vim buffer, a box's sides, blank space) becomes one line naming the rows; the cursor row is
- * never folded, and `foldTail` folds a blank tail of any length. Row numbers stay those of the screen.
+ * Rows as "<n> text", the cursor row marked with ">" (and shown up to the cursor, trailing spaces included). Runs of
+ * FOLD_RUN_MIN or more consecutive rows fold into one line naming the rows: identical rows (the `~` column of an empty
+ * vim buffer, a box's sides, blank space) as `rows 1-28: ~`, and rows that read the same but for a last number
+ * counting up by one (a numbered listing) as `rows 1-28: line 7 … line 34`, both ends shown. Every row can be read
+ * back from the fold. The cursor row is never folded, and `foldTail` folds a blank tail of any length. Row numbers
+ * stay those of the screen.
  */
-export function numberedRows(rows: Array<{ row: number; text: string }>, cursorRow: number, foldTail = true): string {
+export function numberedRows(rows: Array<{ row: number; text: string }>, cursorRow: number, foldTail = true, cursorCol = -1): string {
   const width = String(Math.max(0, ...rows.map((r) => r.row))).length;
-  const line = ({ row, text }: { row: number; text: string }) => `${row === cursorRow ? '>' : ' '}${String(row).padStart(width)} ${text}`.trimEnd();
+  const line = ({ row, text }: { row: number; text: string }) => {
+    const mark = `${row === cursorRow ? '>' : ' '}${String(row).padStart(width)}`;
+    const trimmed = text.trimEnd();
+    const shown = row === cursorRow && cursorCol > trimmed.length ? text.padEnd(cursorCol).slice(0, cursorCol) : trimmed;
+    return shown ? `${mark} ${shown}` : mark;
+  };
   const out: string[] = [];
+  const adjacent = (j: number) => rows[j + 1]!.row === rows[j]!.row + 1 && rows[j + 1]!.row !== cursorRow;
   for (let i = 0; i < rows.length; ) {
-    // A run: consecutive row numbers, the same text, not the cursor row.
     let j = i;
-    while (j + 1 < rows.length && rows[j + 1]!.text === rows[i]!.text && rows[j + 1]!.row === rows[j]!.row + 1 && rows[j + 1]!.row !== cursorRow && rows[i]!.row !== cursorRow) j++;
+    let counting = false;
+    if (rows[i]!.row !== cursorRow) {
+      // A run: consecutive row numbers, not the cursor row, the same text or the same counting up.
+      while (j + 1 < rows.length && adjacent(j) && rows[j + 1]!.text === rows[i]!.text) j++;
+      if (j === i) {
+        while (j + 1 < rows.length && adjacent(j) && countsOn(rows[j]!.text, rows[j + 1]!.text)) j++;
+        counting = j > i;
+      }
+    }
     const n = j - i + 1;
     const tail = j === rows.length - 1 && rows[i]!.text === '' && foldTail;
     if (rows[i]!.row !== cursorRow && (n >= FOLD_RUN_MIN || (tail && n >= 1))) {
       const [first, last] = [rows[i]!.row, rows[j]!.row];
       const span = first === last ? `row ${first}` : `rows ${first}-${last}`;
-      out.push(rows[i]!.text === '' ? `(${span} blank)` : ` ${span}: ${rows[i]!.text}`.trimEnd());
-    } else for (let k = i; k <= j; k++) out.push(line(rows[k]!));
-    i = j + 1;
+      if (counting) out.push(` ${span}: ${rows[i]!.text.trimEnd()} … ${rows[j]!.text.trimEnd()}`);
+      else out.push(rows[i]!.text === '' ? `(${span} blank)` : ` ${span}: ${rows[i]!.text}`.trimEnd());
+      i = j + 1;
+    } else if (counting) {
+      // Too short to fold: the first row as it is, and the rest looked at afresh.
+      out.push(line(rows[i]!));
+      i++;
+    } else {
+      for (let k = i; k <= j; k++) out.push(line(rows[k]!));
+      i = j + 1;
+    }
   }
   return out.join('\n');
 }
@@ -91,43 +150,84 @@ function highlightLines(h: Screen['highlights']): string[] {
   return (h ?? []).map((x) => `highlighted (inverse video): row ${x.row} col ${x.col}: "${x.text.trim()}"`);
 }
 
-export function formatScreen(id: string, s: Screen): string {
+/**
+ * The rows of a screen, after one line of what they cannot say themselves (nothing, for a plain shell whose cursor
+ * ends its row: the rows alone, every one accounted for, are then the answer). `size`: say the size too.
+ */
+function screenBody(s: Screen, lead: Array<string | undefined>, size = false): string {
   const rows = s.lines.map((text, row) => ({ row, text }));
-  return [header(id, s, `seq ${s.seq}`), numberedRows(rows, s.cursor.y), ...highlightLines(s.highlights)].join('\n');
+  const title = s.title ? `title "${s.title}"` : undefined;
+  const head = headLine([...lead, size ? `${s.cols}x${s.rows}` : undefined, cursorNote(s, rows), title, ...modeNotes(s), processLine(s)]);
+  return [head, numberedRows(rows, s.cursor.y, true, s.cursor.visible ? s.cursor.x : -1), ...highlightLines(s.highlights)].filter((x) => x !== undefined).join('\n');
+}
+
+/**
+ * A whole screen: one line with its size and whatever the rows cannot say (the cursor's column when it is not at the
+ * end of its row, a full-screen app, mouse mode, the title, an exit), then the numbered rows. The session and the
+ * stream offset are in the structured result; the agent named the session itself.
+ */
+export function formatScreen(_id: string, s: Screen): string {
+  return screenBody(s, [], true);
+}
+
+/**
+ * Changes since a read: "changed" first (a whole screen has no such word, and accounts for every row), then only the
+ * rows that did.
+ * The cursor row comes too when it is blank (">5" says in three bytes what "cursor 5,0" says in ten).
+ */
+function changesBody(s: ProcessFields & Pick<Screen, 'highlights'> & { lines?: readonly string[] }, rows: Array<{ row: number; text: string }>, lead: Array<string | undefined>): string {
+  const title = s.title ? `title "${s.title}"` : undefined;
+  if (rows.length === 0) {
+    const cursor = `cursor ${s.cursor.y},${s.cursor.x}${s.cursor.visible ? '' : ' hidden'}`;
+    return [headLine([...lead, 'no change', cursor, title, ...modeNotes(s), processLine(s)]), ...highlightLines(s.highlights)].join('\n');
+  }
+  const { y } = s.cursor;
+  const shown = !rows.some((r) => r.row === y) && s.lines?.[y] === '' ? [...rows, { row: y, text: '' }].sort((a, b) => a.row - b.row) : rows;
+  const head = headLine([...lead, 'changed', cursorNote(s, shown), title, ...modeNotes(s), processLine(s)]);
+  return [`${head}:`, numberedRows(shown, y, false, s.cursor.visible ? s.cursor.x : -1), ...highlightLines(s.highlights)].join('\n');
+}
+
+/** What stands in a row for text the agent typed itself, echoed exactly where it typed it. */
+export const YOUR_INPUT = '<your input>';
+
+/**
+ * A changed row that reads what it read before plus exactly one text item of this input (the echo of what the agent
+ * typed, at the prompt it typed at) shows YOUR_INPUT in place of that text: the agent has it already. Anything
+ * else the echo shows (a completion, a redraw, other text) leaves the row as it is.
+ */
+function markEcho(rows: Array<{ row: number; text: string }>, before: readonly string[], scrolled: number, typed: readonly string[]): Array<{ row: number; text: string }> {
+  const worth = typed.filter((t) => t.trim().length > YOUR_INPUT.length && !t.includes('\n'));
+  if (worth.length === 0) return rows;
+  return rows.map((r) => {
+    const old = before[r.row + scrolled];
+    if (old === undefined) return r;
+    const text = r.text.trimEnd();
+    const t = worth.find((w) => text.endsWith(w.trimEnd()) && text.slice(0, text.length - w.trimEnd().length).trimEnd() === old.trimEnd());
+    return t === undefined ? r : { row: r.row, text: `${text.slice(0, text.length - t.trimEnd().length)}${YOUR_INPUT}` };
+  });
 }
 
 export function formatChanges(id: string, c: ScreenChanges): string {
   if (c.full) return formatScreen(id, { ...c, lines: c.lines ?? [] });
-  if (!c.changed) return `session ${id} | no change since seq ${c.since_seq}${processLine(c) ? ` | ${processLine(c)}` : ''}`;
-  const rows = c.changes ?? [];
-  const body = rows.length === 0 ? '(no row changed; see cursor and state above)' : numberedRows(rows, c.cursor.y, false);
-  return [header(id, c, `changes since seq ${c.since_seq}, now seq ${c.seq}`), body, ...highlightLines(c.highlights)].join('\n');
+  if (!c.changed) return headLine(['no change', processLine(c)])!;
+  return changesBody(c, c.changes ?? [], []);
 }
 
 /**
  * A wait's answer. Given the rows this client last read of the session, only the rows that changed since then are
  * shown (with their screen row numbers and the cursor), which is what an agent needs after "wait, then look";
- * without them, or with `full`, the whole screen.
+ * without them, or with `full`, the whole screen. A wait that matched says nothing of it (that is what was asked for);
+ * one that did not says so first. The text items this client typed since its read have their echo marked (markEcho).
  */
-export function formatWait(id: string, r: WaitResult, lastRead?: { seq: number; lines: readonly string[] }, full = false): string {
-  const verdict = r.matched ? `matched (${r.reason})` : r.reason === 'exit' ? 'not matched: the process exited first' : `not matched (${r.reason})`;
-  const diff0 = full ? undefined : scrolledChanges(lastRead?.lines, r.screen.lines);
+export function formatWait(id: string, r: WaitResult, lastRead?: { seq: number; lines: readonly string[]; typed?: readonly string[] }, full = false): string {
+  const verdict = r.matched ? undefined : r.reason === 'exit' ? 'not matched: the process exited first' : `not matched (${r.reason})`;
   const needed = r.input_needed ? `input needed (${r.input_needed.kind}): ${JSON.stringify(r.input_needed.prompt)}` : undefined;
-  if (!diff0 || !lastRead) return [`wait ${verdict}`, needed, formatScreen(id, r.screen)].filter(Boolean).join('\n');
-  const changes = diff0.rows;
-  const scrolled = diff0.scrolled > 0 ? `the screen scrolled up ${diff0.scrolled} row${diff0.scrolled === 1 ? '' : 's'}; ` : '';
-  const s = r.screen;
-  // Terse on purpose: the agent knows the session and its size (a resize answers with the whole screen).
-  const cursor = `cursor ${s.cursor.y},${s.cursor.x}${s.cursor.visible ? '' : ' hidden'}`;
-  const head =
-    changes.length === 0
-      ? `${verdict}; ${scrolled}nothing else changed; ${cursor}`
-      : `${verdict}; ${scrolled}changed rows; ${cursor}:`;
-  const notes = [needed, ...modeNotes(s), processLine(s)].filter((x): x is string => Boolean(x));
-  const body = changes.length === 0 ? [] : [numberedRows(changes, s.cursor.y, false)];
-  const diff = [head, ...notes, ...body, ...highlightLines(s.highlights)].join('\n');
+  const whole = screenBody(r.screen, [verdict, needed]);
+  const diff0 = full ? undefined : scrolledChanges(lastRead?.lines, r.screen.lines);
+  if (!diff0 || !lastRead) return whole;
+  const scrolled = diff0.scrolled > 0 ? `scrolled up ${diff0.scrolled}` : undefined;
+  const diff = changesBody(r.screen, markEcho(diff0.rows, lastRead.lines, diff0.scrolled, lastRead.typed ?? []), [verdict, needed, scrolled]);
   // The changes are for saving bytes: when the whole (folded) screen is as short, it says more for the same.
-  const whole = [`wait ${verdict}`, needed, formatScreen(id, s)].filter(Boolean).join('\n');
   return diff.length < whole.length ? diff : whole;
 }
 

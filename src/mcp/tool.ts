@@ -18,7 +18,7 @@ export interface ToolContext {
    * wait answers with only the rows that changed since; leaving vim is compared with the shell screen read before
    * vim started. Bounded (LAST_READS_MAX).
    */
-  lastLines: Map<string, { seq: number; lines: string[] }>;
+  lastLines: Map<string, LastRead>;
 }
 
 export interface ToolOutput {
@@ -76,6 +76,17 @@ export function toolError(err: unknown, opts: { sessionId?: string; peopleCanRea
   };
 }
 
+/** What a client last read of one screen of a session, and the text it typed there since (see format.ts markEcho). */
+export interface LastRead {
+  seq: number;
+  lines: string[];
+  typed: string[];
+}
+
+/** Text items remembered per read, and the longest one: enough for the echo of what was typed since a read. */
+const TYPED_ITEMS_MAX = 32;
+const TYPED_CHARS_MAX = 4096;
+
 /** Sessions whose last read a client remembers; the oldest is forgotten first (a later wait then shows the full screen). */
 export const LAST_READS_MAX = 64;
 
@@ -85,7 +96,7 @@ export function readKey(session: string, altScreen: boolean): string {
 }
 
 /** The rows this client last read of the screen that `screen` is on (normal or alternate). */
-export function lastReadOf(ctx: ToolContext, session: string, screen: { alt_screen: boolean }): { seq: number; lines: string[] } | undefined {
+export function lastReadOf(ctx: ToolContext, session: string, screen: { alt_screen: boolean }): LastRead | undefined {
   return ctx.lastLines.get(readKey(session, screen.alt_screen));
 }
 
@@ -94,8 +105,17 @@ export function rememberRead(ctx: ToolContext, session: string, screen: { seq: n
   ctx.lastSeq.set(session, screen.seq);
   const key = readKey(session, screen.alt_screen);
   ctx.lastLines.delete(key);
-  ctx.lastLines.set(key, { seq: screen.seq, lines: screen.lines });
+  ctx.lastLines.set(key, { seq: screen.seq, lines: screen.lines, typed: [] });
   while (ctx.lastLines.size > LAST_READS_MAX) ctx.lastLines.delete(ctx.lastLines.keys().next().value as string);
+}
+
+/** This client typed these text items into a session: a later wait can mark their echo instead of repeating it. */
+export function noteTyped(ctx: ToolContext, session: string, texts: readonly string[]): void {
+  const kept = texts.filter((t) => t.length <= TYPED_CHARS_MAX);
+  for (const alt of [false, true]) {
+    const read = ctx.lastLines.get(readKey(session, alt));
+    if (read) read.typed = [...read.typed, ...kept].slice(-TYPED_ITEMS_MAX);
+  }
 }
 
 /** Forget what this client read of a session (it was killed). */

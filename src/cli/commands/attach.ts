@@ -88,6 +88,7 @@ async function mirror(api: TermhostClient, id: string, o: MirrorOptions, io: Io)
   const view = !o.authority && !o.stream && (local.cols > info.cols || local.rows > info.rows) ? 'render' : 'stream';
   const conn = new o.AttachClient({
     address: api.address,
+    trust: api.target.trust,
     session: id,
     bearer: api.token,
     // Resizing needs the driver role; keystrokes are forwarded only with --write.

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { VERSION } from '../../version.js';
 import { noMoreArgs } from '../args.js';
-import { printJson, type Io } from '../context.js';
+import { clientOptions, printJson, type Io } from '../context.js';
 import type { Command } from './types.js';
 
 type Status = 'ok' | 'warn' | 'fail';
@@ -38,7 +38,7 @@ async function daemonChecks(flags: Record<string, unknown>, checks: Check[]): Pr
   const { TermhostClient } = await import('../../client/TermhostClient.js');
   const { formatAddress } = await import('../../client/address.js');
   const { daemonFilePath, readDaemonRecord, tokenPath } = await import('../../config.js');
-  const client = new TermhostClient({ address: flags.addr as string | undefined, token: flags.token as string | undefined, stateDir: flags['state-dir'] as string | undefined, transport: 'once' });
+  const client = new TermhostClient({ ...(await clientOptions(flags)), transport: 'once' });
   try {
     const { target } = client;
     const file = daemonFilePath(target.stateDir);

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { noMoreArgs, UsageError } from '../args.js';
-import type { Io } from '../context.js';
+import { clientOptions, type Io } from '../context.js';
 import type { TermhostClient } from '../../client/TermhostClient.js';
 import type { Command } from './types.js';
 
@@ -24,7 +24,8 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The client the MCP tools use: the given token, or the stored agent token (created on first use). */
 async function agentClient(flags: Record<string, unknown>, name: string, io: Io): Promise<TermhostClient> {
   const { TermhostClient } = await import('../../client/TermhostClient.js');
-  const opts = { address: flags.addr as string | undefined, stateDir: flags['state-dir'] as string | undefined, transport: 'pool' as const };
+  const { token: _given, ...global } = await clientOptions(flags);
+  const opts = { ...global, transport: 'pool' as const };
   const given = (flags.token as string | undefined) ?? (process.env.TERMHOST_TOKEN || undefined);
   if (given !== undefined) {
     const client = new TermhostClient({ ...opts, token: given });

@@ -25,9 +25,9 @@ export function parseApiUrl(raw: string): { addr: string; base: string } {
   } catch {
     throw new UsageError(`--api-url wants a URL such as http://127.0.0.1:7070, got "${raw}"`);
   }
-  if (url.protocol !== 'http:') throw new UsageError('--api-url must be an http:// URL (for a daemon behind TLS, tunnel to it with ssh -L)');
-  const port = url.port || '80';
-  return { addr: `${url.hostname}:${port}`, base: `${url.protocol}//${url.host}` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--api-url must be an http:// or https:// URL, got "${raw}"`);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return { addr: `${url.protocol}//${url.hostname}:${port}`, base: `${url.protocol}//${url.host}` };
 }
 
 export type Opened = { ok: true; opener: string } | { ok: false; why: string };
@@ -67,7 +67,7 @@ export const ui: Command = {
     { name: 'session', kind: 'string', value: 'ID', help: 'open this session', complete: 'session', field: '/session' },
     { name: 'viewer', kind: 'boolean', help: 'sign in read-only' },
     { name: 'print', kind: 'boolean', help: 'only print the link; open nothing' },
-    { name: 'api-url', kind: 'string', value: 'URL', help: "the daemon's URL as the browser reaches it", default: 'http://ADDR of the daemon' },
+    { name: 'api-url', kind: 'string', value: 'URL', help: "the daemon's URL as the browser reaches it", default: 'http:// or https://ADDR of the daemon' },
     { name: 'token-file', kind: 'string', value: 'FILE', help: 'read the token from this file', complete: 'file' },
     { name: 'json', kind: 'boolean', help: 'print {url, expires_in_s, opened} as JSON' },
   ],

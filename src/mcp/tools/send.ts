@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Bounds } from '../../protocol/bounds.js';
 import { formatWait } from '../format.js';
-import { defineTool, lastReadOf, leaseId, rememberRead, sessionId } from '../tool.js';
+import { defineTool, lastReadOf, leaseId, noteTyped, rememberRead, sessionId } from '../tool.js';
 
 const item = z.union([
   z.object({ text: z.string().max(1_000_000) }).strict(),
@@ -36,11 +36,13 @@ export default defineTool('send', {
       .optional()
       .describe(
         'Then wait, in the same call, as wait_for does (default timeout 10000 ms); text and regex look only at what comes below the line you typed on. ' +
-          'The answer is the rows that changed since your last read.',
+          'The answer is the rows that changed since your last read, after "changed:" (the whole screen, when it is shorter or you read none before); ' +
+          `a row that echoes exactly a text item you typed since then shows ${JSON.stringify('<your input>')} in its place.`,
       ),
   },
   async run({ session, input, lease_id, until }, ctx) {
     const { written, seq } = await ctx.backend.send(session, input, lease_id);
+    noteTyped(ctx, session, input.flatMap((i) => ('text' in i ? [i.text] : [])));
     if (!until) return { text: `sent ${written} item${written === 1 ? '' : 's'} at seq ${seq}`, structured: { written, seq } };
     const { timeout_ms, ...cond } = until;
     const after = cond.text !== undefined || cond.regex !== undefined ? { after_seq: seq } : {};
