@@ -31,28 +31,32 @@ after(async () => {
 });
 
 /** Run the CLI, recording what it loads: the files of this checkout (relative to it), and the packages apart. */
-async function loadedBy(args: string[]): Promise<{ stdout: string; ours: string[]; packages: string[] }> {
+async function loadedBy(args: string[]): Promise<{ stdout: string; ours: string[]; packages: string[]; builtins: string[] }> {
   const esm = path.join(dir, 'esm.txt');
   const cjs = path.join(dir, 'cjs.txt');
-  for (const f of [esm, cjs]) fs.rmSync(f, { force: true });
+  const native = path.join(dir, 'builtins.txt');
+  for (const f of [esm, cjs, native]) fs.rmSync(f, { force: true });
   const { stdout } = await run(process.execPath, ['-r', path.join(FIXTURES, 'trace-requires.cjs'), '--import', path.join(FIXTURES, 'trace-loads.mjs'), BIN, ...args], {
-    env: { ...process.env, TERMHOST_ADDR: d.address, TERMHOST_TOKEN: d.token, TRACE_LOADS: esm, TRACE_REQUIRES: cjs },
+    env: { ...process.env, TERMHOST_ADDR: d.address, TERMHOST_TOKEN: d.token, TRACE_LOADS: esm, TRACE_REQUIRES: cjs, TRACE_BUILTINS: native },
   });
   const read = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n').filter(Boolean) : []);
   const files = [...read(cjs), ...read(esm).filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u))]
     .filter((f) => f.startsWith(ROOT) && !f.startsWith(FIXTURES))
     .map((f) => path.relative(ROOT, f));
   const unique = [...new Set(files)].sort();
-  return { stdout, ours: unique.filter((f) => !f.startsWith('node_modules/')), packages: unique.filter((f) => f.startsWith('node_modules/')) };
+  return { stdout, ours: unique.filter((f) => !f.startsWith('node_modules/')), packages: unique.filter((f) => f.startsWith('node_modules/')), builtins: read(native) };
 }
 
 test('termhost ls loads one file, the CLI bundle: nothing of the daemon, the runtime or the MCP server, and no package', async () => {
   const { id } = await d.client.createSession({ command: ['sleep', '30'] });
-  const { stdout, ours, packages } = await loadedBy(['ls', '-q']);
+  const { stdout, ours, packages, builtins } = await loadedBy(['ls', '-q']);
   assert.equal(stdout, `${id}\n`);
   assert.deepEqual(ours, ['dist/cli/main.js']);
   // Not fastify, node-pty, xterm, undici (the pool transport), TypeBox (the schemas) or the MCP SDK.
   assert.deepEqual(packages, []);
+  // TLS is loaded for an https:// daemon only: a plain one pays nothing for it.
+  assert.ok(builtins.includes('node:http'), `Node modules loaded: ${builtins.join(' ')}`);
+  assert.deepEqual(builtins.filter((m) => /^node:(tls|https|_tls_wrap)$/.test(m)), []);
 });
 
 test('termhost send loads the runtime\'s key table from dist/, the one copy of it, not from the bundle', async () => {
