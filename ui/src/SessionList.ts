@@ -144,12 +144,13 @@ export class SessionList {
     } catch {
       return; // the form still offers a command; the daemon says what it refuses
     }
+    if (answer.profiles.length === 0 && !answer.restricted) return; // nothing to offer: the form stays as it was
     const select = this.profileEl.querySelector('select')!;
     const options = answer.profiles.map((p) =>
       h('option', { value: p.name, title: joinCommand(p.command) }, `${p.name} (${joinCommand(p.command)})${p.require_moderator ? ' · moderated' : ''}`),
     );
-    fill(select, !answer.restricted && h('option', { value: '' }, 'none: the command below'), ...options);
-    this.profileEl.hidden = answer.profiles.length === 0 && !answer.restricted;
+    fill(select, !answer.restricted && h('option', { value: '' }, 'none: run what I type'), ...options);
+    this.profileEl.hidden = false;
     this.commandEl.hidden = answer.restricted;
     const sync = () => (this.commandEl.hidden = answer.restricted || select.value !== '');
     select.onchange = sync;
