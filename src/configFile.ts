@@ -18,6 +18,8 @@ import type { DaemonOptions } from './main.js';
 export const CONFIG_BYTES_MAX = 1024 * 1024;
 
 const PerMinute = Type.Integer({ minimum: 0, maximum: 1_000_000 });
+/** A moderated session's grace, in seconds: the same bounds as a request's moderator_grace_ms. */
+const GraceS = Type.Integer({ minimum: Bounds.moderatorGraceMsMin / 1000, maximum: Bounds.moderatorGraceMsMax / 1000 });
 const ProfileSchema = Type.Object(
   {
     command: Type.Array(Type.String(), { minItems: 1 }),
@@ -27,6 +29,8 @@ const ProfileSchema = Type.Object(
     rows: Type.Optional(Type.Integer()),
     labels: Type.Optional(Type.Record(Type.String(), Type.String())),
     transcript: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('redacted'), Type.Literal('raw')])),
+    require_moderator: Type.Optional(Type.Boolean()),
+    moderator_grace_s: Type.Optional(GraceS),
   },
   { additionalProperties: false },
 );
@@ -54,6 +58,7 @@ export const CONFIG_SCHEMA = Type.Object(
       ),
     ),
     restrict_commands: Type.Optional(Type.Boolean()),
+    moderator_grace_s: Type.Optional(GraceS),
     profiles: Type.Optional(Type.Record(Type.String({ pattern: NAME_PATTERN }), ProfileSchema, { maxProperties: Bounds.profilesMax })),
     log_level: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
     log_format: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('json')])),
@@ -101,7 +106,8 @@ export function loadConfig(file: string): LoadedConfig {
   const rel = (p: string | undefined) => (p === undefined ? undefined : path.resolve(dir, p));
   const profiles: Record<string, Profile> = {};
   for (const [name, p] of Object.entries(c.profiles ?? {})) {
-    const profile: Profile = { ...p, ...(p.cwd !== undefined ? { cwd: rel(p.cwd) } : {}) };
+    const { moderator_grace_s: graceS, ...rest } = p;
+    const profile: Profile = { ...rest, ...(p.cwd !== undefined ? { cwd: rel(p.cwd) } : {}), ...(graceS !== undefined ? { moderator_grace_ms: graceS * 1000 } : {}) };
     // The same bounds as a request's: a profile that could not be started is refused now, not at its first use.
     const checked = validateSpec(profile);
     if (!checked.ok) {
@@ -131,6 +137,7 @@ export function loadConfig(file: string): LoadedConfig {
       transcriptRetentionDays: c.transcript_retention_days,
       rateLimits: r && strip({ attachTokens: r.attach_tokens, sessionStarts: r.session_starts, loginCodes: r.login_codes, failedAuths: r.failed_auths }),
       restrictCommands: c.restrict_commands,
+      moderatorGraceMs: c.moderator_grace_s === undefined ? undefined : c.moderator_grace_s * 1000,
       profiles: c.profiles && profiles,
     }),
   };

@@ -40,6 +40,8 @@ export interface DaemonOptions {
   exitedTtlMs?: number;
   /** The operator's command profiles (`profiles` in the config file), by name. */
   profiles?: Record<string, Profile>;
+  /** How long a moderated session waits for a person before it ends (default 5 min; `moderator_grace_s` in the config). */
+  moderatorGraceMs?: number;
   /** Sessions start only from profiles (`--restrict-commands`): any argv, cwd or env from a caller is refused. */
   restrictCommands?: boolean;
   /** Serve HTTPS and WSS with this PEM certificate chain and key (files; read at start). */
@@ -128,6 +130,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
       secretDetect: opts.secretDetect ?? D.secretDetect,
       eventBacklog: opts.eventBacklog ?? D.eventBacklog,
       commands: { profiles: opts.profiles ?? {}, restrict: opts.restrictCommands ?? false },
+      moderatorGraceMs: opts.moderatorGraceMs,
     });
     store.follow(runtime);
     close = async () => {

@@ -26,6 +26,7 @@ import type {
   ProfilesAnswer,
 } from '../protocol/http.js';
 import type { AuditPage } from '../protocol/audit.js';
+import type { ModerationAction, ModerationState } from '../protocol/moderation.js';
 import type { AttachClient, AttachOptions } from './AttachClient.js';
 import { EventStream } from './EventStream.js';
 import { errorFromAnswer, TermhostError } from './errors.js';
@@ -292,6 +293,16 @@ export class TermhostClient {
 
   secretAction(id: string, action: 'start' | 'end', reason?: string): Promise<SecretState> {
     return this.request('POST', `/v1/sessions/${enc(id)}/secret-input/actions`, { action, ...(reason ? { reason } : {}) });
+  }
+
+  /** Who must be present for agents to type, who is, and whether agent input is paused. */
+  moderation(id: string): Promise<ModerationState> {
+    return this.request('GET', `/v1/sessions/${enc(id)}/moderation`);
+  }
+
+  /** A moderator's action (a person's token): pause or resume agent input, revoke an agent's lease, end the session. */
+  moderate(id: string, action: ModerationAction, leaseId?: string): Promise<ModerationState> {
+    return this.request('POST', `/v1/sessions/${enc(id)}/moderation`, { action, ...(leaseId ? { lease_id: leaseId } : {}) });
   }
 
   /** A named token; `scope` limits which sessions it may know of (unscoped: all), `profiles` what it may start. */

@@ -123,6 +123,9 @@ export class Runtime {
     });
     e.on('clientAttached', (c) => bus.publish(id, { type: 'client_attached', client_id: c.id, role: c.role, actor: who(c.actor) }));
     e.on('clientDetached', (c) => bus.publish(id, { type: 'client_detached', client_id: c.id, role: c.role, actor: who(c.actor) }));
+    e.on('moderation', (change, actor, detail) =>
+      bus.publish(id, { type: 'moderation_changed', change, actor: who(actor), ...(detail.lease_id ? { lease_id: detail.lease_id } : {}), moderation: s.moderation }),
+    );
     e.on('disposed', () => {
       fast.cancel();
       slow.cancel();

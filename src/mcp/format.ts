@@ -268,5 +268,9 @@ export function formatSession(s: SessionInfo): string {
   if (s.title) bits.push(`title "${s.title}"`);
   if (labels) bits.push(`labels ${labels}`);
   if (s.secret_input) bits.push('secret input window open (screen hidden until a person ends it)');
+  const m = s.moderation;
+  if (m.paused_by) bits.push(`agent input paused by ${m.paused_by.name}`);
+  else if (m.required && m.agent_input === 'refused') bits.push(`moderated: agent input refused until a person attaches as driver (termhost attach -write ${s.id})`);
+  else if (m.required) bits.push(`moderated: ${m.present.map((p) => p.name).join(', ')} present`);
   return bits.join(' | ');
 }

@@ -57,6 +57,17 @@ function secretHint(sessionId: string | undefined, peopleCanReach: boolean): str
   return ` A person must type it: ask one to run \`termhost attach -write ${id}\` (or open it with \`termhost ui --session ${id}\`), then call wait_for again. Or abort the prompt with send {"key":"C-c"}.`;
 }
 
+/**
+ * What an agent does about a moderated session that refuses it: wait for a person, never try to become one (its
+ * token does not count, whatever it attaches as). Inside an embedded MCP server nobody can attach.
+ */
+function moderationHint(code: string, sessionId: string | undefined, reachable: boolean): string {
+  const id = sessionId ?? 'ID';
+  if (code === 'input_paused') return ` A moderator paused agent input: tell the user, and retry after they resume it (termhost moderate ${id} resume).`;
+  if (!reachable) return ' No person can attach to this session: it runs inside this MCP server (termhost mcp --embedded). Start it without require_moderator, or use a daemon.';
+  return ` Ask the user to attach as driver (\`termhost attach -write ${id}\`, or open it in the UI), then retry; attaching yourself does not count, an agent's token is not a person.`;
+}
+
 /** An error as the agent sees it: what went wrong, its stable code, whether retrying may help, and what to do. */
 export function toolError(err: unknown, opts: { sessionId?: string; peopleCanReach?: boolean } = {}): CallToolResult {
   // A TermError (embedded) keeps extra fields in `extra`; a TermhostError (from the daemon) has the whole body.
@@ -66,8 +77,9 @@ export function toolError(err: unknown, opts: { sessionId?: string; peopleCanRea
   const secret = code === 'secret_input_active';
   const reachable = opts.peopleCanReach ?? true;
   // A window nobody can end is not worth retrying; with a person around it is, once they have typed.
-  const retryable = secret ? reachable : e.retryable === true;
-  const hint = secret ? secretHint(opts.sessionId, reachable) : '';
+  const moderated = code === 'moderator_required' || code === 'input_paused';
+  const retryable = secret || code === 'moderator_required' ? reachable : e.retryable === true;
+  const hint = secret ? secretHint(opts.sessionId, reachable) : moderated ? moderationHint(code, opts.sessionId, reachable) : '';
   const retry = retryable && !secret ? ' (retryable: try again shortly)' : '';
   return {
     isError: true,

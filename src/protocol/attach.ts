@@ -7,6 +7,8 @@
  */
 
 /** Largest frame accepted in either direction; larger ones are refused before they are parsed. */
+import type { ModerationState } from './moderation.js';
+
 export const MAX_FRAME_BYTES = 1024 * 1024;
 /** Longest token accepted in an auth frame. */
 export const MAX_TOKEN_CHARS = 4096;
@@ -84,8 +86,12 @@ export type ServerFrame =
   | { kind: 'resized'; cols: number; rows: number }
   /** A notice for people: banner text, never terminal bytes. */
   | { kind: 'error'; message: string; code?: string }
-  /** Session state that changes what the client sees: while a secret-input window is open no output is sent. */
-  | { kind: 'state'; secret_input: SecretInputState }
+  /**
+   * Session state that changes what the client sees or may do: while a secret-input window is open no output is
+   * sent; `moderation` (on join when the session is moderated or paused, and on every change) says who must be
+   * present and whether agents may type. The words of a change come as a notice (`error` without a code).
+   */
+  | { kind: 'state'; secret_input: SecretInputState; moderation?: ModerationState }
   /** The process ended; always delivered and always the last frame. */
   | { kind: 'exit'; code: number | null; signal: string | null; reason: ExitReason };
 
@@ -162,6 +168,23 @@ export function decodeClientFrame(data: Buffer, isBinary: boolean): Decoded<Clie
   }
 }
 
+const actorOrNull = (v: unknown) => (v && typeof v === 'object' ? { name: String((v as Record<string, unknown>).name), kind: String((v as Record<string, unknown>).kind) } : null);
+
+/** A state frame's moderation, field by field like every decoded frame. */
+function decodeModeration(m: Record<string, unknown>): ModerationState {
+  const presence = m.presence === 'present' || m.presence === 'absent' ? m.presence : 'waiting';
+  return {
+    required: m.required === true,
+    presence,
+    present: Array.isArray(m.present) ? m.present.flatMap((a) => actorOrNull(a) ?? []) : [],
+    required_person: String(m.required_person ?? ''),
+    paused_by: actorOrNull(m.paused_by),
+    agent_input: m.agent_input === 'refused' ? 'refused' : 'allowed',
+    grace_ms: Number(m.grace_ms),
+    ends_at: typeof m.ends_at === 'string' ? m.ends_at : null,
+  };
+}
+
 function withSeq(tag: number, seq: number, data: Buffer): Buffer {
   const out = Buffer.allocUnsafe(9 + data.length);
   out[0] = tag;
@@ -235,6 +258,7 @@ export function decodeServerFrame(data: Buffer, isBinary: boolean): Decoded<Serv
             reason: typeof si.reason === 'string' ? si.reason : null,
             started_by: by && typeof by === 'object' ? { name: String(by.name), kind: String(by.kind) } : null,
           },
+          ...(o.moderation && typeof o.moderation === 'object' ? { moderation: decodeModeration(o.moderation as Record<string, unknown>) } : {}),
         },
       };
     }

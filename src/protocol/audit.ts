@@ -40,6 +40,8 @@ export const AUDIT_ACTIONS = [
   'token_created',
   /** detail: name. */
   'token_revoked',
+  /** Moderation changed (moderator action, person joined or left, grace ran out); detail: change, and lease_id, agent for a revoke. */
+  'moderation_changed',
   /** A browser signed in to the UI; detail: as (human or viewer). */
   'ui_signed_in',
 ] as const;

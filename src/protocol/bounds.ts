@@ -49,6 +49,12 @@ export const Bounds = {
   /** Command profiles a token may be restricted to, and profiles a config file may declare. */
   tokenProfilesMax: 64,
   profilesMax: 256,
+  /**
+   * How long a moderated session waits for a person to attach (at start, or after the last one left) before it is
+   * ended: at least a second (a reconnect), at most an hour (a session nobody watches must not outlive its promise).
+   */
+  moderatorGraceMsMin: 1000,
+  moderatorGraceMsMax: 60 * 60 * 1000,
   /** Audit entries per page of GET /v1/audit. */
   auditPageMax: 1000,
   /** A command typed through POST .../commands. */

@@ -43,6 +43,8 @@ export const ERROR_CATALOGUE = {
   input_queue_full: { status: 409, retryable: true, when: 'the program is not reading its input' },
   mouse_not_enabled: { status: 409, retryable: false, when: 'the program has not enabled mouse tracking' },
   mouse_mode_mismatch: { status: 409, retryable: false, when: "the program's mouse mode cannot carry this event" },
+  moderator_required: { status: 409, retryable: true, when: 'agent input to a moderated session while no person is attached as driver' },
+  input_paused: { status: 409, retryable: true, when: 'agent input while a moderator has paused it' },
   secret_input_settling: { status: 409, retryable: true, when: 'ending a secret-input window before the session went quiet' },
   no_shell_integration: { status: 409, retryable: false, when: 'a command call on a session whose shell does not report its prompts (sh, dash, integration off)' },
   command_running: { status: 409, retryable: true, when: 'a command call while another command runs in the session' },

@@ -7,6 +7,7 @@
  * publishes them.
  */
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { MODERATION_CHANGES, ModerationStateSchema } from './moderation.js';
 
 export const EventActorSchema = Type.Object({ name: Type.String(), kind: Type.String() });
 export type EventActor = Static<typeof EventActorSchema>;
@@ -66,6 +67,16 @@ export const EventFieldsSchema = Type.Union([
   }),
   event('client_attached', 'A live client attached.', { client_id: Type.Integer(), role: ClientRole, actor: EventActorSchema }),
   event('client_detached', 'A live client went away.', { client_id: Type.Integer(), role: ClientRole, actor: EventActorSchema }),
+  event(
+    'moderation_changed',
+    'A person joined or left a moderated session, a moderator paused or resumed agent input, revoked a lease (lease_id) or ended the session, or the grace period ran out (actor system).',
+    {
+      change: Type.Union(MODERATION_CHANGES.map((c) => Type.Literal(c))),
+      actor: EventActorSchema,
+      lease_id: Type.Optional(Type.String()),
+      moderation: ModerationStateSchema,
+    },
+  ),
   event('reset', 'SSE only: the requested Last-Event-ID is older than the backlog; what follows starts afresh.', { oldest_id: Type.Integer() }),
 ]);
 export type EventFields = Static<typeof EventFieldsSchema>;

@@ -17,6 +17,7 @@ import {
   TERM_PATTERN,
 } from './bounds.js';
 import { StyledRowsSchema } from './styled.js';
+import { ModerationStateSchema } from './moderation.js';
 
 /** A string enum as a plain JSON Schema `enum`, typed as the union of its values. */
 export function StringEnum<const T extends string>(values: readonly T[], options: Record<string, unknown> = {}) {
@@ -178,6 +179,7 @@ export const SessionInfoSchema = Type.Object(
     shell_integration: ShellIntegrationSchema,
     shell: ShellStateSchema,
     untrusted_marks: Type.Integer({ description: 'Shell marks ignored because they lacked the session nonce (a program printed them).' }),
+    moderation: ModerationStateSchema,
   },
   {},
 );
@@ -214,6 +216,18 @@ export const CreateSessionBody = Type.Object(
     shell_integration: Type.Optional(
       Type.Boolean({ description: 'Report prompts and commands from bash, zsh and fish (default true); false starts the shell untouched.' }),
     ),
+    require_moderator: Type.Optional(
+      Type.Boolean({
+        description: 'Agents may type only while a person (human or admin token) is attached as driver; nobody for moderator_grace_ms ends the session. A profile may require it too.',
+      }),
+    ),
+    moderator_grace_ms: Type.Optional(
+      Type.Integer({
+        minimum: Bounds.moderatorGraceMsMin,
+        maximum: Bounds.moderatorGraceMsMax,
+        description: "How long a moderated session waits for a person (at start, and after the last one leaves); default the daemon's, 5 min.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -228,6 +242,7 @@ export const ProfileInfoSchema = Type.Object({
   rows: Type.Union([Type.Integer(), Type.Null()]),
   labels: Type.Record(Type.String(), Type.String()),
   transcript: Type.Union([StringEnum(['off', 'redacted', 'raw']), Type.Null()]),
+  require_moderator: Type.Boolean({ description: 'Its sessions need a person attached as driver for agents to type.' }),
 });
 export const ProfilesSchema = Type.Object({
   profiles: Type.Array(ProfileInfoSchema),

@@ -22,6 +22,7 @@ import { profileRoutes } from './routes/profiles.js';
 import { errors, type ConnectionSlots } from './routes/common.js';
 import { commandRoutes } from './routes/commands.js';
 import { controlRoutes } from './routes/control.js';
+import { moderationRoutes } from './routes/moderation.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -228,6 +229,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(async (scope) => waitRoutes(scope, deps));
   await app.register(async (scope) => commandRoutes(scope, deps));
   await app.register(async (scope) => controlRoutes(scope, deps));
+  await app.register(async (scope) => moderationRoutes(scope, deps));
   await app.register(async (scope) => eventRoutes(scope, { ...deps, heartbeatMs: opts.heartbeatMs ?? 15_000 }));
   await app.register(async (scope) => tokenRoutes(scope, deps));
   await app.register(async (scope) => transcriptRoutes(scope, deps));

@@ -8,7 +8,7 @@ import { fill, h } from './dom.js';
 import type { EventStream, RuntimeEvent } from './events.js';
 import { age, inputHolder, joinCommand, splitCommand } from './format.js';
 import { describeExit } from './paneState.js';
-import type { AnySession, Lease, Me, SessionInfo } from './types.js';
+import type { AnySession, Lease, Me, ProfilesAnswer, SessionInfo } from './types.js';
 
 /** Events about one session arriving within this window cause one refetch. */
 const REFETCH_COALESCE_MS = 100;
@@ -25,6 +25,7 @@ const ROW_EVENTS = new Set([
   'client_detached',
   'secret_input_started',
   'secret_input_ended',
+  'moderation_changed',
 ]);
 const LEASE_EVENTS = new Set(['lease_acquired', 'lease_released', 'input_preempted']);
 
@@ -50,12 +51,16 @@ export class SessionList {
   private readonly emptyEl = h('div', { class: 'empty', hidden: true });
   private readonly errorEl = h('div', { class: 'notices' });
   private readonly formEl: HTMLFormElement;
+  /** The daemon's command profiles, offered when there are any; the only choice when the daemon is restricted. */
+  private readonly profileEl = h('label', { class: 'profile-choice', hidden: true }, 'Profile', h('select', { name: 'profile' }));
+  private readonly commandEl = h('label', {}, 'Command', h('input', { name: 'command', type: 'text', placeholder: 'your shell', autocomplete: 'off', spellcheck: false, size: 40 }));
   private readonly cleanups: Array<() => void> = [];
   private loadGeneration = 0;
 
   constructor(private readonly ctx: ListContext) {
     const canCreate = ctx.me !== undefined && ctx.me.actor.kind !== 'viewer';
     this.formEl = this.newSessionForm();
+    if (canCreate) void this.loadProfiles();
     this.root = h(
       'section',
       { class: 'list' },
@@ -121,22 +126,49 @@ export class SessionList {
           void this.create(form);
         },
       },
-      h('label', {}, 'Command', h('input', { name: 'command', type: 'text', placeholder: 'your shell', autocomplete: 'off', spellcheck: false, size: 40 })),
+      this.profileEl,
+      this.commandEl,
       h('label', {}, 'Columns', h('input', { name: 'cols', type: 'number', min: 1, max: 1000, value: '100', required: true })),
       h('label', {}, 'Rows', h('input', { name: 'rows', type: 'number', min: 1, max: 1000, value: '30', required: true })),
+      h('label', { class: 'check', title: 'Agents may type only while a person is attached as driver' }, h('input', { name: 'moderated', type: 'checkbox' }), 'Moderated'),
       h('button', { class: 'btn btn-primary', type: 'submit' }, 'Start'),
       h('button', { class: 'btn', type: 'button', onclick: () => (form.hidden = true) }, 'Cancel'),
     );
     return form;
   }
 
+  /** GET /v1/profiles: with profiles, a choice; when restricted, the command field goes (the daemon would refuse it). */
+  private async loadProfiles(): Promise<void> {
+    let answer: ProfilesAnswer;
+    try {
+      answer = await api<ProfilesAnswer>('GET', '/v1/profiles');
+    } catch {
+      return; // the form still offers a command; the daemon says what it refuses
+    }
+    if (answer.profiles.length === 0 && !answer.restricted) return; // nothing to offer: the form stays as it was
+    const select = this.profileEl.querySelector('select')!;
+    const options = answer.profiles.map((p) =>
+      h('option', { value: p.name, title: joinCommand(p.command) }, `${p.name} (${joinCommand(p.command)})${p.require_moderator ? ' · moderated' : ''}`),
+    );
+    fill(select, !answer.restricted && h('option', { value: '' }, 'none: run what I type'), ...options);
+    this.profileEl.hidden = false;
+    this.commandEl.hidden = answer.restricted;
+    const sync = () => (this.commandEl.hidden = answer.restricted || select.value !== '');
+    select.onchange = sync;
+    sync();
+  }
+
   private async create(form: HTMLFormElement): Promise<void> {
     const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement).value;
-    const split = splitCommand(value('command'));
+    const profile = value('profile');
+    const split = profile ? { ok: true as const, argv: [] } : splitCommand(value('command'));
     if (!split.ok) return this.error(`Command: ${split.error}`);
+    const moderated = (form.elements.namedItem('moderated') as HTMLInputElement).checked;
     try {
       const info = await api<SessionInfo>('POST', '/v1/sessions', {
+        ...(profile ? { profile } : {}),
         ...(split.argv.length > 0 ? { command: split.argv } : {}),
+        ...(moderated ? { require_moderator: true } : {}),
         cols: Number(value('cols')),
         rows: Number(value('rows')),
       });
@@ -242,7 +274,9 @@ export class SessionList {
     let state: HTMLElement;
     if (!s.live) state = h('span', { class: 'pill pill-ended', title: describeExit(s.exit_reason ?? 'unknown', s.exit_code, s.exit_signal) }, `ended · ${s.exit_signal ?? `code ${s.exit_code}`}`);
     else if (s.exited) state = h('span', { class: 'pill pill-exited', title: s.exit_reason ?? '' }, `exited · ${s.exit_signal ?? `code ${s.exit_code}`}`);
-    else state = h('span', { class: 'pill pill-running' }, s.secret_input ? 'running · secret input' : 'running');
+    else if (s.moderation.required && s.moderation.present.length === 0) {
+      state = h('span', { class: 'pill pill-running pill-moderation', title: `Agents wait for ${s.moderation.required_person}` }, 'running · needs a person');
+    } else state = h('span', { class: 'pill pill-running' }, s.secret_input ? 'running · secret input' : s.moderation.paused_by ? 'running · agents paused' : 'running');
     return h(
       'tr',
       { 'data-session': s.id, class: s.live ? '' : 'row-ended' },

@@ -29,9 +29,11 @@ import {
 } from './paneParts.js';
 import { failureState, closedState, type PaneState } from './paneState.js';
 import { SecretBanner } from './SecretBanner.js';
+import { ModerationBar } from './ModerationBar.js';
+import { AuditPanel } from './AuditPanel.js';
 import type { TerminalView } from './terminalView.js';
 import { replayTranscript } from './transcript.js';
-import type { AnySession, AttachToken, Lease, Me, SignalAnswer } from './types.js';
+import type { AnySession, AttachToken, Lease, Me, SessionInfo, SignalAnswer } from './types.js';
 
 /** The pane's own size is looked at again (for what "Fit to window" would do) once it has held still this long. */
 const PANE_MEASURE_DEBOUNCE_MS = 100;
@@ -59,6 +61,8 @@ export class SessionPane {
   private measureTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly cleanups: Array<() => void> = [];
   private readonly secret: SecretBanner;
+  private readonly moderation: ModerationBar;
+  private readonly audit: AuditPanel;
 
   // Elements that change.
   private readonly statusEl = h('div', { class: 'status' });
@@ -79,6 +83,8 @@ export class SessionPane {
   ) {
     this.role = this.canDrive ? initialRole : 'viewer';
     this.secret = new SecretBanner(ctx.id, ctx.me, (msg) => this.notice(msg, 'error'));
+    this.moderation = new ModerationBar(ctx.id, ctx.me, (msg) => this.notice(msg, 'error'));
+    this.audit = new AuditPanel(ctx.id, ctx.me);
     this.secret.onChange = () => {
       this.renderInfo();
       this.renderOverlay();
@@ -97,9 +103,11 @@ export class SessionPane {
       ),
       this.infoEl,
       this.secret.root,
+      this.moderation.root,
       this.noticesEl,
       this.termWrap,
       this.footEl,
+      this.audit.root,
     );
     this.cleanups.push(ctx.events.on((e) => this.onEvent(e)));
     // A viewer's keystrokes go nowhere (the renderer does not even send them); say so rather than seem broken.
@@ -141,6 +149,7 @@ export class SessionPane {
       const info = await api<AnySession>('GET', `/v1/sessions/${enc(this.ctx.id)}`);
       if (gen !== this.generation) return;
       this.info = info;
+      this.moderation.update(info.live ? info.moderation : undefined);
       const view = await this.ensureView();
       if (gen !== this.generation) return;
       if (!info.live) return void (await this.showRecord(gen));
@@ -210,9 +219,10 @@ export class SessionPane {
         this.renderInfo();
         this.renderFit();
       },
-      state: (s: SecretInput) => {
+      state: (s: SecretInput, m) => {
         if (!live()) return;
         this.secret.update(s);
+        if (m) this.moderation.update(m);
         this.renderOverlay();
       },
       notice: (message, code) => {
@@ -322,7 +332,12 @@ export class SessionPane {
 
   private onEvent(e: RuntimeEvent): void {
     if (e.session_id !== this.ctx.id) return;
+    // Who did something, not what was printed: only the former changes the trail.
+    if (e.type !== 'screen_changed' && e.type !== 'output') this.audit.changed();
     switch (e.type) {
+      case 'moderation_changed':
+        this.moderation.update(e.moderation as SessionInfo['moderation']);
+        break;
       case 'lease_acquired':
       case 'lease_released':
         void this.refreshLeases();

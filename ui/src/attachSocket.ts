@@ -3,6 +3,8 @@
  * frame (never in the URL), and hand each server frame to the pane. Terminal bytes travel in binary frames tagged
  * by their first byte; the rest is JSON.
  */
+import type { ModerationState } from './types.js';
+
 export interface SecretInput {
   active: boolean;
   since: string | null;
@@ -15,7 +17,8 @@ export interface AttachHandlers {
   stdout(seq: number, data: Uint8Array): void;
   repaint(seq: number, data: Uint8Array): void;
   resized(cols: number, rows: number): void;
-  state(secret: SecretInput): void;
+  /** `moderation` comes with every state frame of a moderated (or paused) session. */
+  state(secret: SecretInput, moderation: ModerationState | undefined): void;
   notice(message: string, code: string | undefined): void;
   exit(f: { code: number | null; signal: string | null; reason: string }): void;
   /** The socket closed; `exited` says whether the exit frame came first. */
@@ -68,7 +71,7 @@ export class AttachSocket {
       case 'resized':
         return this.on.resized(Number(f.cols), Number(f.rows));
       case 'state':
-        return this.on.state(f.secret_input as SecretInput);
+        return this.on.state(f.secret_input as SecretInput, f.moderation as ModerationState | undefined);
       case 'error':
         return this.on.notice(String(f.message ?? ''), typeof f.code === 'string' ? f.code : undefined);
       case 'exit':

@@ -21,6 +21,7 @@ const LOADERS: Record<string, () => Promise<Command>> = {
   kill: async () => (await import('./kill.js')).kill,
   prune: async () => (await import('./prune.js')).prune,
   secret: async () => (await import('./secret.js')).secret,
+  moderate: async () => (await import('./moderate.js')).moderate,
   attach: async () => (await import('./attach.js')).attach,
   transcript: async () => (await import('./transcript.js')).transcript,
   audit: async () => (await import('./audit.js')).audit,

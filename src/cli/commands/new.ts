@@ -22,6 +22,17 @@ export const newSession: Command = {
     { name: 'label', kind: 'list', value: 'K=V', help: 'attach a label (ls --label filters on it)', field: '/labels' },
     { name: 'term', kind: 'string', value: 'T', help: 'TERM for the program', default: 'xterm-256color', field: '/term' },
     { name: 'profile', kind: 'string', value: 'NAME', help: "start one of the daemon's command profiles instead of a command (termhost profiles lists them)", field: '/profile' },
+    { name: 'moderated', kind: 'boolean', help: 'agents may type only while a person is attached as driver (termhost moderate ID)', field: '/require_moderator' },
+    {
+      name: 'grace',
+      kind: 'int',
+      value: 'S',
+      help: 'with --moderated: seconds to wait for a person before the session ends',
+      default: "the daemon's, 300",
+      min: Bounds.moderatorGraceMsMin / 1000,
+      max: Bounds.moderatorGraceMsMax / 1000,
+      field: '/moderator_grace_ms',
+    },
     { name: 'rm', kind: 'boolean', help: 'free the session as soon as its program exits (its record and transcript stay)', field: '/remove_on_exit' },
     { name: 'json', kind: 'boolean', help: 'print the new session (SessionInfo) as JSON' },
   ],
@@ -32,13 +43,15 @@ export const newSession: Command = {
     'ID=$(termhost new python3 -q)',
     'termhost new --rm -- make test            # gone from `ls` when it exits',
     'termhost new --profile py                 # a daemon started with --restrict-commands takes only profiles',
+    'termhost new --moderated -- bash          # agents type only while a person is attached: termhost attach -write ID',
   ],
   async run(parsed, io) {
     const f = parsed.flags;
     const profile = f.profile as string | undefined;
     if (profile !== undefined && (parsed.positional.length > 0 || f.cwd !== undefined || f.env !== undefined || f.term !== undefined)) {
-      throw new UsageError('--profile brings its own command, cwd, env and TERM; give only --name, --cols, --rows, --label or --rm with it');
+      throw new UsageError('--profile brings its own command, cwd, env and TERM; give only --name, --cols, --rows, --label, --moderated or --rm with it');
     }
+    if (f.grace !== undefined && !f.moderated) throw new UsageError('--grace goes with --moderated');
     return withClient(parsed, async (client) => {
       const info = await client.createSession({
         name: f.name as string | undefined,
@@ -52,6 +65,8 @@ export const newSession: Command = {
         labels: f.label ? pairs(f.label as string[], 'label') : undefined,
         term: f.term as string | undefined,
         remove_on_exit: f.rm === true ? true : undefined,
+        require_moderator: f.moderated === true ? true : undefined,
+        moderator_grace_ms: f.grace === undefined ? undefined : (f.grace as number) * 1000,
       });
       if (f.json) printJson(io, info);
       else io.out(`${info.id}\n`);

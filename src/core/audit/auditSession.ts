@@ -22,5 +22,6 @@ export function auditSession(trail: AuditTrail, s: Session): void {
   e.on('secretStarted', (actor) => trail.record(id, actor, 'secret_input_started', {}, s.seq));
   e.on('secretEnded', (actor) => trail.record(id, actor, 'secret_input_ended', {}, s.seq));
   e.on('inputAccepted', (actor, source, bytes) => !s.secretActive && trail.input(id, actor, source, bytes, s.seq));
+  e.on('moderation', (change, actor, detail) => trail.record(id, actor, 'moderation_changed', { change, ...detail }, s.seq));
   e.on('exit', (exit, reason) => trail.record(id, SYSTEM_ACTOR, 'process_exited', { code: exit.exitCode, signal: exit.signal, reason }, s.seq));
 }

@@ -14,7 +14,7 @@ import { Limits } from '../limits.js';
 import { actorRef, isHuman, type Actor } from './actor.js';
 
 export type LeaseMode = 'shared' | 'exclusive';
-export type ReleaseReason = 'released' | 'expired' | 'preempted' | 'session_closed';
+export type ReleaseReason = 'released' | 'expired' | 'preempted' | 'revoked' | 'session_closed';
 export type InputPolicy = 'auto' | 'lease';
 
 export const LEASE_TTL_MIN_MS = 100;
@@ -43,8 +43,8 @@ const sameActor = (a: Actor, b: Actor) => a.name === b.name && a.kind === b.kind
 
 export class LeaseTable {
   private readonly held = new Map<string, Held>();
-  /** Actors whose lease a person preempted, told so on their next input. */
-  private readonly preemptedActors = new Set<string>();
+  /** Actors whose lease a person preempted (or a moderator revoked), told so on their next input. */
+  private readonly preemptedActors = new Map<string, 'preempted' | 'revoked'>();
 
   constructor(
     private readonly events: LeaseEvents,
@@ -110,6 +110,18 @@ export class LeaseTable {
   }
 
   /**
+   * A moderator ends an agent's lease (reason `revoked`); the agent's next input is refused with `lease_preempted`, so
+   * it learns the keyboard was taken rather than finding its lease silently gone. People's leases are not revocable.
+   */
+  revoke(leaseId: string): Result<Lease> {
+    const h = this.held.get(leaseId);
+    if (!h || isHuman(h.lease.actor)) return fail(new TermError('lease_not_found', `no agent lease "${leaseId}" on this session (GET .../leases lists them)`, { field: 'lease_id' }));
+    this.preemptedActors.set(`${h.lease.actor.kind}:${h.lease.actor.name}`, 'revoked');
+    this.drop(h, 'revoked');
+    return ok(h.lease);
+  }
+
+  /**
    * May this actor write now? Humans always may, and their input preempts agents' exclusive leases. Others need a
    * lease (explicit, or an implicit shared one for this request under the `auto` policy).
    */
@@ -119,8 +131,17 @@ export class LeaseTable {
       return ok(undefined);
     }
     const key = `${actor.kind}:${actor.name}`;
-    if (this.preemptedActors.delete(key)) {
-      return fail(new TermError('lease_preempted', 'a person took over the keyboard and your lease was preempted; take a new lease when they are done'));
+    const lost = this.preemptedActors.get(key);
+    if (lost) {
+      this.preemptedActors.delete(key);
+      return fail(
+        new TermError(
+          'lease_preempted',
+          lost === 'revoked'
+            ? 'a moderator revoked your lease; take a new lease when a moderator lets you type again'
+            : 'a person took over the keyboard and your lease was preempted; take a new lease when they are done',
+        ),
+      );
     }
     if (leaseId !== undefined) {
       const h = this.held.get(leaseId);
@@ -165,7 +186,7 @@ export class LeaseTable {
   }
 
   private preempt(h: Held, by: Actor): void {
-    this.preemptedActors.add(`${h.lease.actor.kind}:${h.lease.actor.name}`);
+    this.preemptedActors.set(`${h.lease.actor.kind}:${h.lease.actor.name}`, 'preempted');
     this.events.preempted(h.lease, by);
     this.drop(h, 'preempted');
   }

@@ -5,6 +5,7 @@
 import { TermError, fail, type Result } from '../errors.js';
 import { isHuman, type Actor } from './actor.js';
 import { LeaseTable, type InputPolicy, type LeaseEvents } from './LeaseTable.js';
+import { Moderation, type ModerationEvents, type ModerationOptions } from './Moderation.js';
 import { SecretWindow } from './SecretWindow.js';
 
 /**
@@ -21,11 +22,14 @@ export interface ControlOptions {
   inputPolicy: InputPolicy;
   /** Open a secret-input window by itself when the cursor line looks like a password prompt. */
   secretDetect: boolean;
+  /** A person must be attached as driver for agents to type (see Moderation.ts); default not required. */
+  moderation?: ModerationOptions;
 }
 
 export class SessionControl {
   readonly leases: LeaseTable;
   readonly secret: SecretWindow;
+  readonly moderation: Moderation;
   lastInputBy: Actor | null = null;
   /** Epoch ms of the last accepted input. */
   lastInputAt: number | null = null;
@@ -33,15 +37,20 @@ export class SessionControl {
   constructor(
     readonly options: ControlOptions,
     leaseEvents: LeaseEvents,
+    moderation: { sessionId: string; events: ModerationEvents },
     private readonly now: () => number = Date.now,
   ) {
     this.leases = new LeaseTable(leaseEvents, now);
     this.secret = new SecretWindow(now);
+    this.moderation = new Moderation(options.moderation ?? { required: false, graceMs: 0 }, moderation.sessionId, moderation.events, now);
   }
 
   /** `bytes` is the encoded input: during a secret-input window an agent may still abort the prompt. */
   authorize(actor: Actor, leaseId?: string, bytes?: Buffer): Result<void> {
     if (actor.kind === 'viewer') return fail(new TermError('forbidden', 'viewers cannot send input', { needed_role: 'agent' }));
+    // Before the secret window's abort exception: a moderated session takes nothing from agents while nobody attends.
+    const moderated = this.moderation.authorize(actor);
+    if (!moderated.ok) return moderated;
     if (this.secret.active && !isHuman(actor) && !(bytes && isAbort(bytes))) {
       const waiting = !this.secret.snapshot.input_received;
       return fail(
@@ -63,6 +72,7 @@ export class SessionControl {
   }
 
   dispose(): void {
+    this.moderation.dispose();
     this.leases.dispose();
   }
 }

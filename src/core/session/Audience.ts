@@ -56,6 +56,11 @@ export class Audience {
     if (this.retained.length > MAX_RETAINED_BANNERS) this.retained.splice(0, this.retained.length - MAX_RETAINED_BANNERS);
   }
 
+  /** A notice about the present moment (someone joined, input paused): for whoever is attached now, never replayed. */
+  notify(message: string): void {
+    if (this.clients.size > 0) this.on.banner(message);
+  }
+
   get retainedBanners(): readonly string[] {
     return this.retained;
   }

@@ -13,6 +13,8 @@ import { LEASE_TTL_MAX_MS, LEASE_TTL_MIN_MS, type Lease, type LeaseMode } from '
 import { requireRole, type ScopeTarget } from '../control/policy.js';
 import { looksLikeSecretPrompt, type SecretState } from '../control/SecretWindow.js';
 import { SessionControl, type ControlOptions } from '../control/SessionControl.js';
+import { moderationNotice } from '../control/moderationNotice.js';
+import type { ModerationAction, ModerationState } from '../../protocol/moderation.js';
 import { Emulator } from '../emulator/Emulator.js';
 import { TermError, fail, ok, type Result } from '../errors.js';
 import { Emitter } from '../events/Emitter.js';
@@ -104,14 +106,38 @@ export class Session {
     this.createdBy = createdBy && actorRef(createdBy);
     this.scopeTarget = { id, labels: spec.labels, owner: createdBy?.owner ?? null };
     const ev = this.events;
-    this.control = new SessionControl(controlOptions, {
-      acquired: (l) => ev.emit('leaseAcquired', l),
-      released: (l, r) => ev.emit('leaseReleased', l, r),
-      preempted: (l, by) => ev.emit('inputPreempted', l, by),
-    });
+    this.control = new SessionControl(
+      controlOptions,
+      {
+        acquired: (l) => ev.emit('leaseAcquired', l),
+        released: (l, r) => ev.emit('leaseReleased', l, r),
+        preempted: (l, by) => ev.emit('inputPreempted', l, by),
+      },
+      {
+        sessionId: id,
+        events: {
+          changed: (change, actor, detail) => {
+            ev.emit('moderation', change, actor, detail);
+            this.audience.notify(moderationNotice(change, actor, detail, this.control.moderation.snapshot()));
+          },
+          expired: () => {
+            // Nobody came: ended as by a request (reason closed), and recorded as the runtime's doing.
+            this.control.moderation.announce('grace_expired', SYSTEM_ACTOR, {});
+            ev.emit('audited', SYSTEM_ACTOR, 'session_ended', { signal: 'HUP', reason: 'no person attended within the grace period' });
+            void this.kill('HUP');
+          },
+        },
+      },
+    );
     this.audience = new Audience({
-      attached: (c) => ev.emit('clientAttached', c),
-      detached: (c) => ev.emit('clientDetached', c),
+      attached: (c) => {
+        ev.emit('clientAttached', c);
+        this.control.moderation.joined(c);
+      },
+      detached: (c) => {
+        ev.emit('clientDetached', c);
+        this.control.moderation.left(c);
+      },
       banner: (m) => ev.emit('banner', m),
     });
     this.emulator = new Emulator({
@@ -173,6 +199,8 @@ export class Session {
         const reason: ExitReason =
           this.closing || (exit.signal !== null && this.signalsSent.has(exit.signal)) ? 'closed' : exit.signal !== null ? 'crashed' : 'completed';
         this.exitState = { exit, reason };
+        // An ended session waits for nobody: its grace timer must not fire into the exited state.
+        this.control.moderation.dispose();
         this.shell.processExited(exit.exitCode);
         this.inputWatch.poke();
         ev.emit('exit', exit, reason);
@@ -253,6 +281,7 @@ export class Session {
       shell_integration: this.shell.integration,
       shell: this.shell.state(),
       untrusted_marks: f ? f.untrustedMarks : this.shell.untrustedMarks,
+      moderation: this.control.moderation.snapshot(),
     };
   }
 
@@ -529,6 +558,46 @@ export class Session {
     if (action !== 'end') return fail(new TermError('invalid_request', 'action must be "start" or "end"', { field: 'action' }));
     const ended = this.endSecret(actor);
     return ended.ok ? ok(this.secretState) : ended;
+  }
+
+  /** Who must be present for agents to type, who is, and whether agent input is paused. */
+  get moderation(): ModerationState {
+    return this.control.moderation.snapshot();
+  }
+
+  /**
+   * A moderator's action: pause or resume agent input, revoke an agent's lease, or end the session (reason closed).
+   * People only (human or admin credentials), whether attached or not: the one rule for every edge.
+   */
+  async moderate(actor: Actor, action: ModerationAction, leaseId?: string): Promise<Result<ModerationState>> {
+    const allowed = requireRole(actor, 'human', 'moderating a session');
+    if (!allowed.ok) return allowed;
+    const m = this.control.moderation;
+    switch (action) {
+      case 'pause':
+        m.pause(actor);
+        break;
+      case 'resume':
+        m.resume(actor);
+        break;
+      case 'revoke': {
+        if (typeof leaseId !== 'string') return fail(new TermError('invalid_request', 'revoke needs the lease_id of the agent lease to end', { field: 'lease_id' }));
+        const revoked = this.control.leases.revoke(leaseId);
+        if (!revoked.ok) return revoked;
+        m.announce('lease_revoked', actor, { lease_id: leaseId, agent: revoked.value.actor.name });
+        break;
+      }
+      case 'end': {
+        if (this.exited) return fail(new TermError('session_exited', `session "${this.id}" has already ended`));
+        m.announce('ended', actor, {});
+        this.events.emit('audited', actor, 'session_ended', { signal: 'HUP' });
+        await this.kill('HUP');
+        break;
+      }
+      default:
+        return fail(new TermError('invalid_request', 'action must be one of pause, resume, revoke, end', { field: 'action' }));
+    }
+    return ok(m.snapshot());
   }
 
   /** A notice for the people watching, from an actor that may drive the session. */

@@ -13,6 +13,7 @@ import { Session, type ResolvedSpec } from './Session.js';
 import type { ControlOptions } from '../control/SessionControl.js';
 import type { InputPolicy } from '../control/LeaseTable.js';
 import { SYSTEM_ACTOR, type Actor } from '../control/actor.js';
+import { DEFAULT_MODERATOR_GRACE_MS } from '../control/Moderation.js';
 import { mayStartWithin, mayStoreRaw, requireRole, visible } from '../control/policy.js';
 import { validateSpec } from './validateSpec.js';
 import { PictureRenderer } from '../picture/index.js';
@@ -51,6 +52,10 @@ export interface SessionSpec {
   profile?: string;
   /** Shell integration for bash, zsh and fish (prompts, commands, exit statuses); default true. */
   shell_integration?: boolean;
+  /** Agents may type only while a person is attached as driver (control/Moderation.ts); a profile may require it. */
+  require_moderator?: boolean;
+  /** How long a moderated session waits for a person before it ends; default the runtime's (5 min). */
+  moderator_grace_ms?: number;
 }
 
 export interface SessionManagerOptions {
@@ -67,6 +72,8 @@ export interface SessionManagerOptions {
   exitedTtlMs?: number;
   /** The operator's command profiles, and whether only they may be started (default: none, unrestricted). */
   commands?: CommandPolicy;
+  /** How long a moderated session waits for a person, unless its spec or profile says; default 5 min. */
+  moderatorGraceMs?: number;
 }
 
 export type ManagerEvents = {
@@ -84,6 +91,7 @@ export class SessionManager {
   private readonly defaults: ControlOptions;
   private readonly idInUse: (id: string) => boolean;
   private readonly exitedTtlMs: number;
+  private readonly moderatorGraceMs: number;
   readonly commands: CommandPolicy;
   /** Timers that free exited sessions. */
   private readonly expiry = new Map<string, NodeJS.Timeout>();
@@ -94,6 +102,7 @@ export class SessionManager {
     this.defaults = { inputPolicy: opts.inputPolicy ?? 'auto', secretDetect: opts.secretDetect ?? true };
     this.idInUse = opts.idInUse ?? (() => false);
     this.exitedTtlMs = opts.exitedTtlMs ?? Limits.exitedSessionTtlMs;
+    this.moderatorGraceMs = opts.moderatorGraceMs ?? DEFAULT_MODERATOR_GRACE_MS;
     this.commands = opts.commands ?? { profiles: {}, restrict: false };
   }
 
@@ -170,7 +179,11 @@ export class SessionManager {
       this.newId(),
       resolved,
       spawned.value,
-      { inputPolicy: spec.input_policy ?? this.defaults.inputPolicy, secretDetect: spec.secret_detect ?? this.defaults.secretDetect },
+      {
+        inputPolicy: spec.input_policy ?? this.defaults.inputPolicy,
+        secretDetect: spec.secret_detect ?? this.defaults.secretDetect,
+        moderation: { required: spec.require_moderator === true, graceMs: spec.moderator_grace_ms ?? this.moderatorGraceMs },
+      },
       actor,
       plan,
       this.pictures,

@@ -19,6 +19,10 @@ export interface Profile {
   rows?: number;
   labels?: Record<string, string>;
   transcript?: 'off' | 'redacted' | 'raw';
+  /** Sessions of this profile require a person attached as driver for agents to type (control/Moderation.ts). */
+  require_moderator?: boolean;
+  /** Their grace period; default the runtime's. */
+  moderator_grace_ms?: number;
 }
 
 export interface CommandPolicy {
@@ -28,7 +32,7 @@ export interface CommandPolicy {
 }
 
 /** What a request naming a profile may set itself. */
-const CALLER_FIELDS = new Set(['profile', 'cols', 'rows', 'labels', 'name', 'remove_on_exit']);
+const CALLER_FIELDS = new Set(['profile', 'cols', 'rows', 'labels', 'name', 'remove_on_exit', 'require_moderator']);
 
 /** The spec to start for this request and actor: the request itself, or its profile with the caller's additions. */
 export function applyProfile(spec: SessionSpec, actor: Actor, policy: CommandPolicy): Result<SessionSpec> {
@@ -48,7 +52,11 @@ export function applyProfile(spec: SessionSpec, actor: Actor, policy: CommandPol
   for (const field of Object.keys(spec)) {
     if (CALLER_FIELDS.has(field) || spec[field as keyof SessionSpec] === undefined) continue;
     if (allowed) return refuse(`"${field}" comes from the profile, not the request`, field);
-    return fail(new TermError('invalid_request', `"${field}" comes from the profile; a request naming a profile may give only cols, rows, labels, name and remove_on_exit`, { field }));
+    return fail(new TermError('invalid_request', `"${field}" comes from the profile; a request naming a profile may give only cols, rows, labels, name, remove_on_exit and require_moderator`, { field }));
+  }
+  // A caller may ask for moderation a profile does not require, never turn off what it does.
+  if (profile.require_moderator && spec.require_moderator === false) {
+    return fail(new TermError(allowed ? 'command_not_allowed' : 'invalid_request', `profile "${spec.profile}" requires a moderator; leave require_moderator out`, { field: 'require_moderator' }));
   }
   const labels = { ...(spec.labels ?? {}) };
   for (const [k, v] of Object.entries(profile.labels ?? {})) {
@@ -67,6 +75,8 @@ export function applyProfile(spec: SessionSpec, actor: Actor, policy: CommandPol
     labels,
     ...(spec.name !== undefined ? { name: spec.name } : {}),
     ...(spec.remove_on_exit !== undefined ? { remove_on_exit: spec.remove_on_exit } : {}),
+    ...(profile.require_moderator || spec.require_moderator ? { require_moderator: true } : {}),
+    ...(profile.moderator_grace_ms !== undefined ? { moderator_grace_ms: profile.moderator_grace_ms } : {}),
   });
 }
 

@@ -1,6 +1,7 @@
 /** The types a session speaks in: its resolved spec, its exit reasons, and the events it emits. */
 import type { Actor } from '../control/actor.js';
 import type { Lease, ReleaseReason } from '../control/LeaseTable.js';
+import type { ModerationChange } from '../../protocol/moderation.js';
 import type { PtyExit } from '../pty/PtyProcess.js';
 import type { CommandRecord } from '../shell/ShellTracker.js';
 import type { AttachedClient } from './Audience.js';
@@ -47,6 +48,8 @@ export type SessionEvents = {
   secretEnded: [actor: Actor];
   /** Someone acted on the session in a way the audit trail keeps and no other event says with its actor. */
   audited: [actor: Actor, action: 'resized' | 'signalled' | 'session_ended' | 'session_removed', detail: Record<string, string | number>];
+  /** Moderation changed: a person joined or left a moderated session, or a moderator acted; detail names a lease. */
+  moderation: [change: ModerationChange, actor: Actor, detail: Record<string, string>];
   /** The shell's state changed (prompt, command, input needed): for waits. Not published while a window is open. */
   shellChanged: [];
   /** A command started (its C mark); held back while a secret-input window is open, like everything from output. */

@@ -7,6 +7,7 @@
 import { Bounds, ENV_NAME_PATTERN, LABEL_KEY_PATTERN, NAME_PATTERN, TERM_PATTERN } from '../../protocol/bounds.js';
 import { TermError, fail, ok, type Result } from '../errors.js';
 import type { SessionSpec } from './SessionManager.js';
+import { checkGraceMs } from '../control/Moderation.js';
 
 const TERM = new RegExp(TERM_PATTERN);
 const LABEL_KEY = new RegExp(LABEL_KEY_PATTERN);
@@ -88,6 +89,9 @@ export function validateSpec(spec: SessionSpec): Result<SessionSpec> {
   if (spec.secret_detect !== undefined && typeof spec.secret_detect !== 'boolean') return bad('secret_detect', 'must be true or false');
   if (spec.remove_on_exit !== undefined && typeof spec.remove_on_exit !== 'boolean') return bad('remove_on_exit', 'must be true or false');
   if (spec.shell_integration !== undefined && typeof spec.shell_integration !== 'boolean') return bad('shell_integration', 'must be true or false');
+  if (spec.require_moderator !== undefined && typeof spec.require_moderator !== 'boolean') return bad('require_moderator', 'must be true or false');
+  const grace = checkGraceMs(spec.moderator_grace_ms, 'moderator_grace_ms');
+  if (!grace.ok) return grace as Result<never>;
   return ok(spec);
 }
 

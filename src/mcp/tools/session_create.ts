@@ -20,6 +20,10 @@ export default defineTool('session_create', {
     labels: z.record(z.string(), z.string()).optional().describe(`At most ${Bounds.labelsMax}; keys are letters, digits and . _ / -.`),
     name: z.string().regex(new RegExp(NAME_PATTERN)).optional().describe('A name to address the session by instead of its id.'),
     profile: z.string().regex(new RegExp(NAME_PATTERN)).optional().describe("One of the daemon's command profiles, instead of command, cwd and env."),
+    require_moderator: z
+      .boolean()
+      .optional()
+      .describe('You may type only while a person is attached as driver (they run `termhost attach -write ID`); unattended, the session ends after the grace period.'),
   },
   async run(args, { backend }) {
     const info = await backend.create(args);

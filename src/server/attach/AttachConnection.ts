@@ -140,11 +140,12 @@ export class AttachConnection {
         if (this.view === 'render') this.scheduleRender(); // the emulator re-wrapped without any new output
       }),
       ev.on('banner', (message) => this.send({ kind: 'error', message })),
-      ev.on('secretStarted', () => this.send({ kind: 'state', secret_input: this.session.secretState })),
+      ev.on('secretStarted', () => this.sendState()),
       ev.on('secretEnded', () => {
-        this.send({ kind: 'state', secret_input: this.session.secretState });
+        this.sendState();
         this.repaintNow();
       }),
+      ev.on('moderation', () => this.sendState()),
       ev.on('exit', () => this.sendExitAndClose()),
       ev.on('disposed', () => this.sendExitAndClose()),
     );
@@ -161,7 +162,7 @@ export class AttachConnection {
     if (s.secretActive) {
       // Nothing derived from output leaves while the window is open: the screen comes when it closes.
       this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: s.info().seq });
-      this.send({ kind: 'state', secret_input: s.secretState });
+      this.sendState();
     } else if (resume && since !== undefined) {
       this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: since });
       this.sentSeq = since;
@@ -170,8 +171,14 @@ export class AttachConnection {
       this.send({ kind: 'hello', session: info, role: this.role, view: this.view, seq: s.parsedSeq });
       this.repaintNow();
     }
+    const m = s.moderation;
+    if (!s.secretActive && (m.required || m.paused_by)) this.sendState();
     for (const message of s.retainedBanners) this.send({ kind: 'error', message });
     if (s.exited) this.sendExitAndClose();
+  }
+
+  private sendState(): void {
+    this.send({ kind: 'state', secret_input: this.session.secretState, moderation: this.session.moderation });
   }
 
   /**

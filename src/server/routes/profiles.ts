@@ -13,7 +13,7 @@ export async function profileRoutes(app: FastifyInstance, deps: RouteDeps): Prom
       const { profiles, restricted } = profilesFor(actorOf(req), deps.manager.commands);
       return {
         restricted,
-        profiles: profiles.map(([name, p]) => ({ name, command: p.command, cwd: p.cwd ?? null, cols: p.cols ?? null, rows: p.rows ?? null, labels: p.labels ?? {}, transcript: p.transcript ?? null })),
+        profiles: profiles.map(([name, p]) => ({ name, command: p.command, cwd: p.cwd ?? null, cols: p.cols ?? null, rows: p.rows ?? null, labels: p.labels ?? {}, transcript: p.transcript ?? null, require_moderator: p.require_moderator === true })),
       };
     },
   );
