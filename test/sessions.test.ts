@@ -148,6 +148,8 @@ describe('waits after input', () => {
     const typed = await d.client.input(s.id, [{ text: 'head -n1 >/dev/null; echo marker-here; seq 1 20' }, { key: 'Enter' }]);
     await readWaiting(s.id);
     await d.client.input(s.id, [{ key: 'Enter' }]);
+    // The last line of `seq` (not the echo's "20"): by then marker-here has scrolled off the screen.
+    assert.equal((await d.client.wait(s.id, { regex: '^20$', after_seq: typed.seq, timeout_ms: 15_000 })).matched, true);
     const r = await d.client.wait(s.id, { text: 'marker-here', after_seq: typed.seq, timeout_ms: 5000 });
     assert.equal(r.matched, true, r.screen.lines.join('\n'));
     assert.ok(!r.screen.lines.some((l) => l.includes('marker-here')), 'the line has scrolled off the 5-row screen');
