@@ -142,13 +142,13 @@ test('banners published while nobody is attached are replayed to every later cli
   for (let i = 0; i < 2; i++) {
     const conn = attachTo(d, s.id, { bearer: d.token });
     const banner = await nextMatching(conn, 'error');
-    assert.equal(banner.message, 'build failed before anyone looked');
+    assert.equal(banner.message, 'banner from admin (admin): build failed before anyone looked');
     conn.close();
   }
   const live = attachTo(d, s.id, { bearer: d.token });
   await nextMatching(live, 'error'); // the retained one
   await d.client.request('POST', `/v1/sessions/${s.id}/banner`, { message: 'live notice' });
-  assert.equal((await nextMatching(live, 'error')).message, 'live notice');
+  assert.equal((await nextMatching(live, 'error')).message, 'banner from admin (admin): live notice');
   live.close();
   await d.client.deleteSession(s.id, 'KILL');
 });

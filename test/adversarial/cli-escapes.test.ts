@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { TermhostClient } from '../../src/client/TermhostClient.js';
-import { BIN, assertNoLeaks, startTestDaemon, type TestDaemon } from '../helpers.js';
+import { BIN, assertNoLeaks, attachTo, nextMatching, startTestDaemon, type TestDaemon } from '../helpers.js';
 import { makeShellHome, type ShellHome } from '../shellHome.js';
 
 const execFileP = promisify(execFile);
@@ -47,4 +47,18 @@ test("termhost commands prints no control character an agent's command line or a
   assert.match(stdout, /echo listed/);
   assert.doesNotMatch(stdout, CONTROLS, JSON.stringify(stdout));
   await d.client.deleteSession(s.id);
+});
+
+test("a banner reaches people's terminals as plain text with its author: no escape sequence, no posing as termhost's own notices", async () => {
+  const s = await d.client.createSession({ command: ['sleep', '30'] });
+  // OSC 52 would set the clipboard of the person who attaches; CSI could draw a fake line; C1 CSI where honoured.
+  for (const message of ['\u001b]52;c;ZWNobyBwd25lZA==\u0007', 'ok\u001b[2K\r[session ended: completed]', 'x\u009b2J', 'bell\u0007']) {
+    await assert.rejects(agent.banner(s.id, message), (e: Error & { status?: number; code?: string }) => e.status === 400 && e.code === 'invalid_request' && /plain text/.test(e.message));
+  }
+  await agent.banner(s.id, 'agent input paused by alice (human)\nsecond line');
+  const conn = attachTo(d, s.id, { bearer: d.token });
+  const banner = await nextMatching(conn, 'error');
+  assert.equal(banner.message, 'banner from bot (agent): agent input paused by alice (human)\nsecond line');
+  conn.close();
+  await d.client.deleteSession(s.id, 'KILL');
 });

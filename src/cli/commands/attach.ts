@@ -22,6 +22,14 @@ export const RESTORE_TERMINAL =
 type Exit = Extract<AttachEvent, { kind: 'exit' }>;
 
 /** The status a shell would report for the program: its exit code, or 128 + the number of the signal that ended it. */
+/** Notices printed after the attach ends: the last ones, so a session posting banners in a loop costs bounded memory. */
+const MAX_NOTICES_KEPT = 100;
+
+/** A notice as text for a terminal: control characters but the line feed shown as \xNN, never obeyed. */
+function plainText(s: string): string {
+  return s.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 export function exitStatus(exit: Pick<Exit, 'code' | 'signal'>): number {
   if (exit.code !== null) return exit.code;
   const name = exit.signal?.startsWith('SIG') ? exit.signal : `SIG${exit.signal}`;
@@ -168,11 +176,15 @@ async function mirror(api: TermhostClient, id: string, o: MirrorOptions, io: Io)
         if (n) notices.push(n);
       } else if (ev.kind === 'exit') exit = ev;
       else if (ev.kind === 'closed') closed = ev;
-      // Banners would garble the mirrored screen; they are printed once the terminal is restored.
-      else if (ev.kind === 'error') notices.push(ev.message);
+      // Banners would garble the mirrored screen; they are printed once the terminal is restored (the last ones).
+      else if (ev.kind === 'error') {
+        notices.push(ev.message);
+        if (notices.length > MAX_NOTICES_KEPT) notices.shift();
+      }
     }
     restore();
-    for (const n of notices) io.err(n.startsWith('[') ? `${n}\n` : `[${id}] ${n}\n`);
+    // Printed to a person's own terminal: any control character is shown, never obeyed.
+    for (const n of notices.map(plainText)) io.err(n.startsWith('[') ? `${n}\n` : `[${id}] ${n}\n`);
     if (exit) {
       out.write(await lastScreen(api, id));
       io.err(`[session ${id} ended: ${exit.reason}, ${exit.signal ?? `code ${exit.code}`}]\n`);

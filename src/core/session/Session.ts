@@ -58,6 +58,9 @@ export interface SendOutcome {
 /** Scrollback lines a read returns when it does not say. */
 export const DEFAULT_SCROLLBACK_READ_LINES = 100;
 
+/** C0 controls but the line feed, DEL and C1 controls: what a banner may not hold. */
+const BANNER_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
 export class Session {
   readonly events = new Emitter<SessionEvents>();
   readonly emulator: Emulator;
@@ -607,7 +610,13 @@ export class Session {
     if (typeof message !== 'string' || message.length < 1 || message.length > Bounds.bannerCharsMax) {
       return fail(new TermError('invalid_request', `message must be 1 to ${Bounds.bannerCharsMax} characters`, { field: 'message' }));
     }
-    this.audience.publish(message);
+    // A banner reaches people's own terminals (termhost attach prints it): an escape in it could set their clipboard
+    // (OSC 52), retitle the window or draw a fake line. Plain text and line breaks only.
+    if (BANNER_CONTROL.test(message)) {
+      return fail(new TermError('invalid_request', 'message must be plain text: no control characters or escape sequences (line breaks are fine)', { field: 'message' }));
+    }
+    // Said with its author, so no banner can pass for termhost's own notices ("agent input paused by ...").
+    this.audience.publish(`banner from ${actorRef(actor).name} (${actor.kind}): ${message}`);
     return ok(undefined);
   }
 
