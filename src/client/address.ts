@@ -9,6 +9,7 @@
  *            > Node's store (with NODE_EXTRA_CA_CERTS)
  */
 import { daemonFilePath, defaultStateDir, readDaemonRecord, readToken, readTokenFile } from '../config.js';
+import { isLoopbackHost } from '../protocol/hosts.js';
 import { TermhostError } from './errors.js';
 import { resolveTrust, tlsFailure, type Ca, type Trust } from './tls.js';
 
@@ -93,7 +94,7 @@ export function resolveTarget(opts: TargetOptions = {}, env: NodeJS.ProcessEnv =
   if (explicit !== undefined) {
     const address = typeof explicit === 'string' ? parseAddress(explicit) : explicit;
     const trust = isTls(address) ? resolveTrust(opts.ca, env) : undefined;
-    return { address, token: token ?? readToken(stateDir), stateDir, from: opts.address !== undefined ? 'option' : 'env', trust };
+    return { address, token: token ?? localToken(address, stateDir), stateDir, from: opts.address !== undefined ? 'option' : 'env', trust };
   }
   const found = readDaemonRecord(stateDir);
   if (found?.state !== 'live' || !found.record.address) return { address: undefined, token: token ?? readToken(stateDir), stateDir, from: 'none', trust: undefined };
@@ -106,6 +107,20 @@ export function resolveTarget(opts: TargetOptions = {}, env: NodeJS.ProcessEnv =
     from: 'daemon.json',
     trust: isTls(address) ? resolveTrust(opts.ca, env, record.tls_cert ?? undefined) : undefined,
   };
+}
+
+/**
+ * The token of this user's own daemon, for an address named without a token: only when the address is this
+ * machine's (a unix socket, loopback) or the one the state dir's live daemon.json names. Any other address gets no
+ * token unasked: `--addr https://elsewhere` must not hand the local daemon's admin token to a host that asks.
+ */
+function localToken(address: Address, stateDir: string): string | undefined {
+  if (address.kind === 'unix' || isLoopbackHost(address.host)) return readToken(stateDir);
+  const found = readDaemonRecord(stateDir);
+  if (found?.state !== 'live' || !found.record.address) return undefined;
+  const own = parseAddress(found.record.address);
+  if (own.kind !== 'tcp' || own.host !== address.host || own.port !== address.port) return undefined;
+  return (found.record.token_file ? readTokenFile(found.record.token_file) : undefined) ?? readToken(stateDir);
 }
 
 /** $TERMHOST_ADDR, or its other name $TERMHOST_URL; two that disagree are a mistake to name, not to guess through. */

@@ -3,7 +3,6 @@
  * the browser UI's cookie, which authenticates only same-origin requests when they change anything (CSRF).
  */
 import crypto from 'node:crypto';
-import net from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TermError, atLeast, type Actor, type Role } from '../core/index.js';
 import type { Principal, TokenStore } from './TokenStore.js';
@@ -11,14 +10,9 @@ import type { RateLimiter } from './rateLimits.js';
 import { sendError } from './errors.js';
 import { pathOf } from './logRedaction.js';
 import { LogThrottle } from './logThrottle.js';
+import { isLoopbackHost } from '../protocol/hosts.js';
 
-const LOOPBACK_NAMES = new Set(['localhost', 'localhost.', '::1', '0:0:0:0:0:0:0:1']);
-
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase();
-  if (LOOPBACK_NAMES.has(h) || h.endsWith('.localhost')) return true;
-  return net.isIPv4(h) && h.startsWith('127.');
-}
+export { isLoopbackHost };
 
 /** "host:port", "[v6]:port" or "host" -> host, lower-cased, brackets removed. */
 export function hostOnly(header: string): string {
