@@ -11,7 +11,8 @@ import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 import { TermhostClient, TermhostError } from '../src/client/TermhostClient.js';
-import { assertNoLeaks, rawRequest, startTestDaemon, waitText, type TestDaemon } from './helpers.js';
+import type { AttachClient } from '../src/client/AttachClient.js';
+import { assertNoLeaks, attachTo, nextMatching, rawRequest, startTestDaemon, waitText, type TestDaemon } from './helpers.js';
 
 let d: TestDaemon;
 let log = '';
@@ -306,4 +307,50 @@ test('the cookie alone, as a server on another port of this host receives it, si
   // Signing out with the cookie alone leaves the browser signed in.
   assert.equal((await withCookie(cookie, { method: 'POST', path: '/ui/logout', origin: origin(), withoutKey: true })).status, 204);
   assert.equal((await withCookie(cookie, { path: '/ui/me' })).status, 200, 'still signed in');
+});
+
+/** An event stream the page opens with its cookie and key; resolves `ended` when the daemon ends the response. */
+function cookieStream(cookie: string, key: string): Promise<{ ended: Promise<void>; destroy: () => void }> {
+  return new Promise((resolve, reject) => {
+    const headers = { host: d.address, cookie, 'x-termhost-ui-key': key };
+    const req = http.request({ host: '127.0.0.1', port: Number(d.address.split(':')[1]), path: '/v1/events', headers }, (r) => {
+      assert.equal(r.statusCode, 200);
+      const ended = new Promise<void>((done) => r.on('close', () => done()));
+      r.once('data', () => resolve({ ended, destroy: () => req.destroy() }));
+      r.resume();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** An attach socket as the page opens it: an attach token minted with the cookie, sent in the first frame. */
+async function cookieSocket(cookie: string, id: string): Promise<AttachClient> {
+  const mint = await withCookie(cookie, { method: 'POST', path: `/v1/sessions/${id}/attach-tokens`, origin: origin(), body: { role: 'driver' } });
+  assert.equal(mint.status, 201, mint.text);
+  const conn = attachTo(d, id, { token: mint.json.token as string, role: 'driver', origin: origin() });
+  await nextMatching(conn, 'hello');
+  return conn;
+}
+
+test('signing a browser out closes what it opened: its attach sockets and event streams, as revoking a token does', async () => {
+  // A laptop left signed in on a session page kept typing as a person (and counting as a moderated session's
+  // moderator) after its sign-out or an admin's "sign every browser out".
+  const s = await d.client.createSession({ command: ['sleep', '60'] });
+  const one = await signIn();
+  const socket = await cookieSocket(one.cookie, s.id);
+  const stream = await cookieStream(one.cookie, one.key);
+  const other = await signIn();
+  const otherSocket = await cookieSocket(other.cookie, s.id);
+  assert.equal((await withCookie(one.cookie, { method: 'POST', path: '/ui/logout', origin: origin() })).status, 204);
+  assert.equal((await nextMatching(socket, 'closed')).code, 4003);
+  await stream.ended;
+  assert.equal(otherSocket.ws.readyState, WebSocket.OPEN, 'another browser stays signed in');
+  // An admin signs every browser out: the rest close too.
+  const third = await signIn();
+  const thirdStream = await cookieStream(third.cookie, third.key);
+  await d.client.request('DELETE', '/v1/ui/logins');
+  assert.equal((await nextMatching(otherSocket, 'closed')).code, 4003);
+  await thirdStream.ended;
+  await d.client.deleteSession(s.id, 'KILL');
 });

@@ -43,6 +43,8 @@ export interface Principal {
   tokenName: string;
   /** Identifies this very token (not its name, which can be reused after a revocation). */
   tokenId: string;
+  /** A browser's sign-in (UiLogins), when the credential is its cookie: signing it out ends what it opened. */
+  signIn?: string;
 }
 
 export interface TokenInfo {

@@ -29,6 +29,8 @@ export const MAX_LOGIN_CODES = 32;
 export const UI_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** Browsers signed in at once; past this the one that signed in first is signed out. */
 export const MAX_UI_SESSIONS = 64;
+/** How often expired sign-ins are looked for, so the sockets and streams they opened close. */
+const SWEEP_INTERVAL_MS = 60_000;
 
 export type UiActorKind = 'human' | 'viewer';
 
@@ -72,6 +74,9 @@ export class UiLogins {
   private readonly daemon: string;
   private readonly offRevoke: () => void;
   private readonly now: () => number;
+  private readonly sweeper: NodeJS.Timeout;
+  /** Told which sign-ins ended (by their ids, the hashes), so the connections they opened close too. */
+  onSignedOut: (signIns: string[]) => void = () => undefined;
 
   constructor(
     private readonly tokens: TokenStore,
@@ -82,6 +87,9 @@ export class UiLogins {
     // Not the token itself: a hash of it, salted by purpose so it matches nothing else stored anywhere.
     this.daemon = sha256(`termhost-ui:${opts.daemonToken}`).slice(0, 32);
     for (const s of this.load()) this.sessions.set(s.sha256, s);
+    // Sign-ins expire while their pages stay open: what they opened closes within a minute of the expiry.
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
     this.offRevoke = tokens.onRevoke((name) => {
       let changed = false;
       for (const [k, s] of this.sessions) {
@@ -117,7 +125,13 @@ export class UiLogins {
     this.codes.delete(codeHash); // single use, whatever happens next
     if (!pending || pending.expiresAt <= this.now() || !this.tokens.isLive(pending.tokenId)) return undefined;
     this.sweep();
-    while (this.sessions.size >= MAX_UI_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+    const dropped: string[] = [];
+    while (this.sessions.size >= MAX_UI_SESSIONS) {
+      const oldest = this.sessions.keys().next().value!;
+      this.sessions.delete(oldest);
+      dropped.push(oldest);
+    }
+    if (dropped.length > 0) this.onSignedOut(dropped);
     const secret = crypto.randomBytes(32).toString('base64url');
     const key = crypto.randomBytes(32).toString('base64url');
     const { name, kind, tokenName, tokenId } = pending;
@@ -147,9 +161,10 @@ export class UiLogins {
     if (!actor) {
       this.sessions.delete(s.sha256);
       this.save();
+      this.onSignedOut([s.sha256]);
       return undefined;
     }
-    return { actor, tokenName: s.tokenName, tokenId: s.tokenId };
+    return { actor, tokenName: s.tokenName, tokenId: s.tokenId, signIn: s.sha256 };
   }
 
   /** When the sign-in behind this cookie secret ends, or undefined. */
@@ -159,19 +174,24 @@ export class UiLogins {
 
   /** Sign one browser out. */
   signOut(secret: string): boolean {
-    const removed = this.sessions.delete(sha256(secret));
-    if (removed) this.save();
+    const id = sha256(secret);
+    const removed = this.sessions.delete(id);
+    if (removed) {
+      this.save();
+      this.onSignedOut([id]);
+    }
     return removed;
   }
 
   /** Sign every browser out and forget every pending code; returns how many browsers were signed in. */
   signOutAll(): number {
     this.sweep();
-    const n = this.sessions.size;
+    const ids = [...this.sessions.keys()];
     this.sessions.clear();
     this.codes.clear();
     this.save();
-    return n;
+    this.onSignedOut(ids);
+    return ids.length;
   }
 
   get counts(): { codes: number; sessions: number } {
@@ -179,15 +199,19 @@ export class UiLogins {
   }
 
   dispose(): void {
+    clearInterval(this.sweeper);
     this.offRevoke();
   }
 
   private sweep(): void {
     const now = this.now();
     for (const [k, c] of this.codes) if (c.expiresAt <= now) this.codes.delete(k);
-    let changed = false;
-    for (const [k, s] of this.sessions) if (Date.parse(s.expires_at) <= now && this.sessions.delete(k)) changed = true;
-    if (changed) this.save();
+    const expired: string[] = [];
+    for (const [k, s] of this.sessions) if (Date.parse(s.expires_at) <= now && this.sessions.delete(k)) expired.push(k);
+    if (expired.length > 0) {
+      this.save();
+      this.onSignedOut(expired);
+    }
   }
 
   private load(): StoredSession[] {

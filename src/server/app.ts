@@ -215,6 +215,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES, handleProtocols: chooseSubprotocol } });
 
   const revocations = new Revocations(opts.tokens);
+  uiLogins.onSignedOut = (ids) => revocations.signedOut(ids);
   const slots = {
     attach: new Slots('attach_sockets', caps.attachSockets, 'attach sockets'),
     events: new Slots('event_streams', caps.eventStreams, 'event streams'),

@@ -28,6 +28,8 @@ export interface AttachGrant {
   /** The minter's token: revoking it invalidates this grant and closes sockets opened with it. */
   tokenName: string;
   tokenId: string;
+  /** The browser sign-in that minted it (Principal.signIn): signing it out closes sockets opened with it. */
+  signIn?: string;
 }
 
 const KINDS = new Set(['admin', 'human', 'agent', 'viewer']);
@@ -39,7 +41,7 @@ export class AttachTokens {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  mint(session: string, role: Role, actor: Actor, tokenName: string, tokenId: string = tokenName): string {
+  mint(session: string, role: Role, actor: Actor, tokenName: string, tokenId: string = tokenName, signIn?: string): string {
     this.sweep();
     while (this.unspent.size >= MAX_UNSPENT_ATTACH_TOKENS) this.unspent.delete(this.unspent.keys().next().value!);
     const nonce = crypto.randomBytes(16).toString('hex');
@@ -54,6 +56,7 @@ export class AttachTokens {
         t: tokenName,
         i: tokenId,
         n: nonce,
+        ...(signIn !== undefined ? { u: signIn } : {}),
       }),
     ).toString('base64url');
     return `v1.${payload}.${this.mac(`v1.${payload}`).toString('base64url')}`;
@@ -92,7 +95,7 @@ export class AttachTokens {
     const given = Buffer.from(parts[2]!, 'base64url');
     const want = this.mac(`v1.${parts[1]}`);
     if (given.length !== want.length || !crypto.timingSafeEqual(given, want)) return undefined;
-    let p: { s?: unknown; r?: unknown; e?: unknown; a?: unknown; k?: unknown; t?: unknown; i?: unknown; n?: unknown };
+    let p: { s?: unknown; r?: unknown; e?: unknown; a?: unknown; k?: unknown; t?: unknown; i?: unknown; n?: unknown; u?: unknown };
     try {
       p = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as typeof p;
     } catch {
@@ -101,7 +104,8 @@ export class AttachTokens {
     if (typeof p.s !== 'string' || (p.r !== 'viewer' && p.r !== 'driver') || typeof p.e !== 'number') return undefined;
     if (typeof p.a !== 'string' || typeof p.k !== 'string' || !KINDS.has(p.k) || typeof p.t !== 'string' || typeof p.i !== 'string' || typeof p.n !== 'string') return undefined;
     if ((session !== undefined && p.s !== session) || p.e * 1000 <= this.now()) return undefined;
-    return { session: p.s, role: p.r, exp: p.e, actor: { name: p.a, kind: p.k as Actor['kind'] }, tokenName: p.t, tokenId: p.i, nonce: p.n };
+    if (p.u !== undefined && typeof p.u !== 'string') return undefined;
+    return { session: p.s, role: p.r, exp: p.e, actor: { name: p.a, kind: p.k as Actor['kind'] }, tokenName: p.t, tokenId: p.i, nonce: p.n, ...(p.u !== undefined ? { signIn: p.u } : {}) };
   }
 
   private mac(data: string): Buffer {

@@ -74,7 +74,7 @@ export class AlisConnection {
     // A viewer whatever its token could otherwise do: nothing here acts for it, but the audience counts it as one.
     this.client = s.attachClient('viewer', { name: verdict.actor.name, kind: 'viewer' });
     this.cleanups.push(() => this.client?.detach());
-    this.cleanups.push(this.revocations.track(verdict.tokenName, () => this.close(CloseCode.forbidden, 'the token was revoked')));
+    this.cleanups.push(this.revocations.track(verdict.tokenName, () => this.close(CloseCode.forbidden, 'the token was revoked, or the browser signed out'), verdict.signIn));
     this.log.debug({ session: s.id }, 'alis.join');
     this.clock.startUs = Math.max(0, Date.now() - s.createdAt.getTime()) * 1000;
     this.clock.startedAt = performance.now();

@@ -58,7 +58,7 @@ export const DEFAULT_ATTACH_SETTINGS: AttachSettings = {
  */
 export type Authenticate = (
   frame: AuthFrame,
-) => { ok: true; session: Session; maxRole: Role; actor: Actor; tokenName: string } | { ok: false; reason: string; missing?: boolean };
+) => { ok: true; session: Session; maxRole: Role; actor: Actor; tokenName: string; signIn?: string } | { ok: false; reason: string; missing?: boolean };
 
 export class AttachConnection {
   private state: 'auth' | 'live' | 'closed' = 'auth';
@@ -122,7 +122,7 @@ export class AttachConnection {
     this.role = verdict.maxRole === 'viewer' ? 'viewer' : wanted;
     // A viewer is a viewer whatever its token could otherwise do.
     this.actor = this.role === 'viewer' ? { name: verdict.actor.name, kind: 'viewer' } : verdict.actor;
-    this.cleanups.push(this.revocations.track(verdict.tokenName, () => this.close(CloseCode.forbidden, 'the token was revoked')));
+    this.cleanups.push(this.revocations.track(verdict.tokenName, () => this.close(CloseCode.forbidden, 'the token was revoked, or the browser signed out'), verdict.signIn));
     this.view = auth.view ?? 'stream';
     // The client's own terminal size, used to size render-view frames. It never resizes the session: a driver that
     // wants to be the size authority sends a resize frame.

@@ -78,7 +78,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       if (!session) return { ok: false, missing: true, reason: 'no such session' };
       const grant = deps.attachTokens.redeem(frame.token, session.id);
       if (!grant) return { ok: false, reason: invalid };
-      return { ok: true, session, maxRole: grant.role, actor: minter, tokenName: grant.tokenName };
+      return { ok: true, session, maxRole: grant.role, actor: minter, tokenName: grant.tokenName, signIn: grant.signIn };
     };
   };
 
@@ -107,7 +107,7 @@ export async function attachRoutes(app: FastifyInstance, deps: AttachDeps): Prom
       const limited = await deps.limits.take('attachTokens', req, 'minting attach tokens');
       if (limited) throw limited;
       return reply.code(201).send({
-        token: deps.attachTokens.mint(session.id, role, principal.actor, principal.tokenName, principal.tokenId),
+        token: deps.attachTokens.mint(session.id, role, principal.actor, principal.tokenName, principal.tokenId, principal.signIn),
         ws_path: `/v1/sessions/${session.id}/attach`,
         role,
         expires_in_s: ATTACH_TOKEN_TTL_S,

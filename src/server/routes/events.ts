@@ -111,7 +111,7 @@ export async function eventRoutes(app: FastifyInstance, deps: RouteDeps & { hear
 
       const heartbeat = setInterval(() => write(': heartbeat\n\n'), deps.heartbeatMs);
       cleanups.push(() => clearInterval(heartbeat));
-      if (req.principal) cleanups.push(deps.revocations.track(req.principal.tokenName, close));
+      if (req.principal) cleanups.push(deps.revocations.track(req.principal.tokenName, close, req.principal.signIn));
       open.add(close);
       cleanups.push(() => open.delete(close));
       res.on('close', close);
