@@ -1,5 +1,5 @@
 /**
- * `termhost serve --config FILE`: the daemon's settings in one JSON file, with one schema (CONFIG_SCHEMA below,
+ * `termhost serve --config FILE`: the daemon's settings in one JSON or TOML file (`.toml`), with one schema (CONFIG_SCHEMA below,
  * documented in docs/api.md "The config file"), checked at start. Every error names the file, the line and the field,
  * and the daemon does not start. Flags given on the command line win over the file.
  *
@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
+import { parse as parseToml, TomlError } from 'smol-toml';
 import { validateSpec, type Profile } from './core/index.js';
 import { Bounds, NAME_PATTERN } from './protocol/bounds.js';
 import type { DaemonOptions } from './main.js';
@@ -86,13 +87,18 @@ export function loadConfig(file: string): LoadedConfig {
   } catch (err) {
     throw new Error(`--config ${where(undefined)}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
+  // TOML by its extension, JSON otherwise: the same settings, the same checks.
+  const toml = file.toLowerCase().endsWith('.toml');
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // TOML's tables come back without a prototype: as plain JSON values they are the same as a JSON file's.
+    json = toml ? JSON.parse(JSON.stringify(parseToml(text))) : JSON.parse(text);
   } catch (err) {
+    if (err instanceof TomlError) throw new Error(`--config ${where(err.line)}: not valid TOML (${err.message.split('\n')[0]})`);
     const at = /position (\d+)/.exec((err as Error).message);
     throw new Error(`--config ${where(at ? lineAt(text, Number(at[1])) : undefined)}: not valid JSON (${(err as Error).message})`);
   }
+  const locate = toml ? locateToml : locateJson;
   if (!validate(json)) {
     const e = validate.errors![0]!;
     const segments = e.instancePath.split('/').slice(1).map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
@@ -151,7 +157,7 @@ function lineAt(text: string, offset: number): number {
 }
 
 /** The line where a field is written: each key of the path searched for after the one before (a plain text scan). */
-function locate(text: string, segments: string[]): number | undefined {
+function locateJson(text: string, segments: string[]): number | undefined {
   let at = 0;
   let found = -1;
   for (const seg of segments) {
@@ -160,6 +166,20 @@ function locate(text: string, segments: string[]): number | undefined {
     if (next < 0) break;
     found = next;
     at = next + seg.length + 2;
+  }
+  return found < 0 ? undefined : lineAt(text, found);
+}
+
+/** The same for TOML, where a key is written bare (`cwd = ...`, `[profiles.py]`): its first use after the one before. */
+function locateToml(text: string, segments: string[]): number | undefined {
+  let at = 0;
+  let found = -1;
+  for (const seg of segments) {
+    if (/^\d+$/.test(seg) || seg === '') break;
+    const next = text.indexOf(seg, at);
+    if (next < 0) break;
+    found = next;
+    at = next + seg.length;
   }
   return found < 0 ? undefined : lineAt(text, found);
 }

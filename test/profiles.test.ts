@@ -116,6 +116,30 @@ test('a token limited to profiles starts only those, on a daemon that is not res
   }
 });
 
+test('a TOML config file gives the same settings as its JSON twin', () => {
+  const toml = path.join(dir, 'termhost.toml');
+  fs.writeFileSync(
+    toml,
+    [
+      'restrict_commands = true',
+      'max_sessions = 20',
+      '',
+      '[profiles.py]',
+      `command = ["sh", "-c", 'echo "profile $GREETING in $(pwd)"; exec cat']`,
+      'cwd = "."',
+      'env = { GREETING = "hello" }',
+      'labels = { kind = "py" }',
+      '',
+      '[profiles.shell]',
+      'command = ["sh"]',
+      'cols = 100',
+      'rows = 30',
+      '',
+    ].join('\n'),
+  );
+  assert.deepEqual(loadConfig(toml), loadConfig(path.join(dir, 'termhost.json')));
+});
+
 test('the config file is checked at start: errors name the file, the line and the field, and the daemon does not start', async () => {
   const write = (name: string, text: string) => {
     const file = path.join(dir, name);
@@ -128,6 +152,10 @@ test('the config file is checked at start: errors name the file, the line and th
     ['bounds.json', '{\n  "profiles": {\n    "py": {\n      "command": ["python3"],\n      "labels": {"k=v": "x"}\n    }\n  }\n}\n', /bounds\.json:5: profiles\.py\.labels/],
     ['syntax.json', '{\n  "listen": "127.0.0.1:0",\n  "max_sessions": 3,\n}\n', /syntax\.json:4: not valid JSON/],
     ['kind.json', '{\n  "rate_limits": {\n    "session_starts": "ten"\n  }\n}\n', /kind\.json:3: rate_limits\.session_starts must be integer/],
+    // TOML, by the extension: the same schema and the same kind of answer.
+    ['typo.toml', 'listen = "127.0.0.1:0"\nmax_sesions = 3\n', /typo\.toml:2: max_sesions is not a setting termhost knows/],
+    ['argv.toml', '[profiles.py]\ncwd = "."\ncommand = "python3"\n', /argv\.toml:3: profiles\.py\.command must be array/],
+    ['syntax.toml', 'listen = "127.0.0.1:0"\nmax_sessions = [\n', /syntax\.toml:3: not valid TOML/],
   ];
   for (const [name, text, want] of cases) {
     assert.throws(() => loadConfig(write(name, text)), want, name);

@@ -12,7 +12,7 @@ export const serve: Command = {
   details: [
     'It writes <state dir>/daemon.json (its address and pid, 0600) so that the CLI, the SDK and `termhost mcp` on this',
     'machine find it, and removes it on exit. A second daemon on the same state dir refuses to start.',
-    '--config FILE reads the settings (and the command profiles) from a JSON file, checked at start; flags win over it.',
+    '--config FILE reads the settings (and the command profiles) from a JSON file (TOML when it ends in .toml), checked at start; flags win over it.',
   ],
   flags: [
     { name: 'listen', kind: 'string', value: 'HOST:PORT', help: 'TCP address; port 0 picks a free one', default: D.listen },
@@ -28,7 +28,7 @@ export const serve: Command = {
     { name: 'no-secret-detect', kind: 'boolean', help: 'do not open secret-input windows on password prompts' },
     { name: 'transcript-retention-days', kind: 'int', value: 'N', help: 'days stored output is kept; 0 stores none, -1 keeps it forever', default: String(D.transcriptRetentionDays), min: -1 },
     { name: 'no-transcripts', kind: 'boolean', help: 'store no session output at all (records are still kept)' },
-    { name: 'config', kind: 'string', value: 'FILE', help: 'read settings and command profiles from this JSON file (docs/api.md, The config file)', complete: 'file' },
+    { name: 'config', kind: 'string', value: 'FILE', help: 'read settings and command profiles from this JSON file, or TOML if it ends in .toml (docs/api.md, The config file)', complete: 'file' },
     { name: 'restrict-commands', kind: 'boolean', help: 'sessions start only from the config\'s profiles: a caller\'s argv, cwd or env is refused (403)' },
     { name: 'tls-cert', kind: 'string', value: 'FILE', help: 'serve HTTPS and WSS with this PEM certificate (chain); needs --tls-key', complete: 'file' },
     { name: 'tls-key', kind: 'string', value: 'FILE', help: "the certificate's PEM private key", complete: 'file' },
