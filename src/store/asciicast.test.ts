@@ -94,3 +94,21 @@ test('the idle limit caps every pause, and the header says so', () => {
 test('times count code points, so a row with emoji splits where it should', () => {
   assert.deepEqual(events(asciicast(record(), [row(0, 0, '😀x😀y', '2,100,1,100')], [], v3)).slice(0, 3).map((e) => e[2]), ['😀x', '😀', 'y']);
 });
+
+test('a marker inside a piece of output cuts it at its byte offset: a command end read with its last line comes after it', () => {
+  // One PTY read held "first-output\r\n" and then the D mark; its "exited" marker was stamped at the same moment.
+  const text = 'first-output\r\n$ ';
+  const cut = Buffer.byteLength('first-output\r\n');
+  const rows = [row(100, 50, text)];
+  const markers = [ev(100, 50, 'm', 'command c1 started'), ev(100 + cut, 50, 'm', 'command c1 exited 0')];
+  assert.deepEqual(
+    events(asciicast(record(), rows, markers, { version: 3, markers: true })).slice(0, 4).map(([, code, data]) => [code, data]),
+    [['m', 'command c1 started'], ['o', 'first-output\r\n'], ['m', 'command c1 exited 0'], ['o', '$ ']],
+  );
+  // A cut never splits a character: the marker after "é" (two bytes) lands after it, one byte early lands before it.
+  const wide = [row(0, 0, 'aéb')];
+  assert.deepEqual(
+    events(asciicast(record(), wide, [ev(2, 0, 'm', 'x')], { version: 3, markers: true })).slice(0, 3).map(([, code, data]) => [code, data]),
+    [['o', 'a'], ['m', 'x'], ['o', 'éb']],
+  );
+});

@@ -51,8 +51,23 @@ export function replayEvents(record: SessionRecord, rows: Iterable<StoredRow>, e
     while (next < wanted.length && wanted[next]!.seq <= row.seq) eventAt(wanted[next++]!);
     const end = row.seq + row.bytes;
     for (const piece of pieces(row)) {
-      while (next < wanted.length && wanted[next]!.seq < end && wanted[next]!.at <= piece.ms) eventAt(wanted[next++]!);
-      timed.push({ ms: piece.ms, code: 'o', data: piece.text });
+      // A marker goes where its byte offset falls, cutting the piece there: a command's end mark read in the same
+      // PTY chunk as its last output line comes after that line, not before it. (Offsets within a row are the
+      // stored text's; where redaction changed a row's length, a marker lands near its place, never outside its row.)
+      let text = piece.text;
+      let at = row.seq + piece.from;
+      while (next < wanted.length && wanted[next]!.seq < end) {
+        const m = wanted[next]!;
+        const bytes = Buffer.byteLength(text);
+        if (m.seq >= at + bytes) break;
+        const [head, tail] = splitUtf8(text, m.seq - at);
+        if (head !== '') timed.push({ ms: piece.ms, code: 'o', data: head });
+        at += Buffer.byteLength(head);
+        text = tail;
+        eventAt(m);
+        next++;
+      }
+      if (text !== '') timed.push({ ms: piece.ms, code: 'o', data: text });
     }
   }
   while (next < wanted.length) eventAt(wanted[next++]!);
@@ -89,13 +104,26 @@ function header(record: SessionRecord, start: number, opts: CastOptions): Record
 }
 
 /** A row's text cut at its stored times, each piece with the epoch ms it arrived at. */
-function pieces(row: StoredRow): Array<{ ms: number; text: string }> {
+/** A row's output cut where its chunks arrived: each piece's time, text, and UTF-8 byte offset in the row's text. */
+function pieces(row: StoredRow): Array<{ ms: number; text: string; from: number }> {
   const pairs = decodeTimes(row.times);
-  if (pairs.length === 0) return [{ ms: row.at, text: row.text }];
+  if (pairs.length === 0) return [{ ms: row.at, text: row.text, from: 0 }];
   const cuts = toUtf16(row.text, pairs.map(([offset]) => offset));
-  const out = [{ ms: row.at, text: row.text.slice(0, cuts[0]) }];
-  for (const [i, [, ms]] of pairs.entries()) out.push({ ms: row.at + ms, text: row.text.slice(cuts[i], cuts[i + 1] ?? row.text.length) });
+  const out = [{ ms: row.at, text: row.text.slice(0, cuts[0]), from: 0 }];
+  for (const [i, [, ms]] of pairs.entries()) {
+    const before = out[out.length - 1]!;
+    out.push({ ms: row.at + ms, text: row.text.slice(cuts[i], cuts[i + 1] ?? row.text.length), from: before.from + Buffer.byteLength(before.text) });
+  }
   return out.filter((p) => p.text !== '');
+}
+
+/** `text` cut after `bytes` bytes of its UTF-8, moved back to the start of a character; [before, after]. */
+function splitUtf8(text: string, bytes: number): [string, string] {
+  if (bytes <= 0) return ['', text];
+  const buf = Buffer.from(text, 'utf8');
+  let cut = Math.min(bytes, buf.length);
+  while (cut > 0 && cut < buf.length && (buf[cut]! & 0xc0) === 0x80) cut--;
+  return [buf.subarray(0, cut).toString('utf8'), buf.subarray(cut).toString('utf8')];
 }
 
 /** The status a shell would report: the exit code, or 128 + the signal's number. Null when it is not known. */
