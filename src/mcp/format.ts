@@ -74,9 +74,8 @@ function countsOn(a: string, b: string): boolean {
  * stay those of the screen.
  */
 export function numberedRows(rows: Array<{ row: number; text: string }>, cursorRow: number, foldTail = true, cursorCol = -1): string {
-  const width = String(Math.max(0, ...rows.map((r) => r.row))).length;
   const line = ({ row, text }: { row: number; text: string }) => {
-    const mark = `${row === cursorRow ? '>' : ' '}${String(row).padStart(width)}`;
+    const mark = `${row === cursorRow ? '>' : ''}${row}`;
     const trimmed = text.trimEnd();
     const shown = row === cursorRow && cursorCol > trimmed.length ? text.padEnd(cursorCol).slice(0, cursorCol) : trimmed;
     return shown ? `${mark} ${shown}` : mark;
@@ -99,8 +98,8 @@ export function numberedRows(rows: Array<{ row: number; text: string }>, cursorR
     if (rows[i]!.row !== cursorRow && (n >= FOLD_RUN_MIN || (tail && n >= 1))) {
       const [first, last] = [rows[i]!.row, rows[j]!.row];
       const span = first === last ? `row ${first}` : `rows ${first}-${last}`;
-      if (counting) out.push(` ${span}: ${rows[i]!.text.trimEnd()} … ${rows[j]!.text.trimEnd()}`);
-      else out.push(rows[i]!.text === '' ? `(${span} blank)` : ` ${span}: ${rows[i]!.text}`.trimEnd());
+      if (counting) out.push(`${span}: ${rows[i]!.text.trimEnd()} … ${rows[j]!.text.trimEnd()}`);
+      else out.push(rows[i]!.text === '' ? `(${span} blank)` : `${span}: ${rows[i]!.text}`.trimEnd());
       i = j + 1;
     } else if (counting) {
       // Too short to fold: the first row as it is, and the rest looked at afresh.
@@ -171,9 +170,10 @@ export function formatScreen(_id: string, s: Screen): string {
 }
 
 /**
- * Changes since a read: "changed" first (a whole screen has no such word, and accounts for every row), then only the
- * rows that did.
- * The cursor row comes too when it is blank (">5" says in three bytes what "cursor 5,0" says in ten).
+ * Changes since a read: only the rows that changed, after a line of notes when there are any. It needs no word of its
+ * own: a whole screen always opens with its size and accounts for every row, so an answer without a size line is
+ * changes, and rows not in it are as the agent last read them. On a small screen a "changed:" line was a fifth of
+ * every answer. The cursor row comes too when it is blank (">5" says in two bytes what "cursor 5,0" says in ten).
  */
 function changesBody(s: ProcessFields & Pick<Screen, 'highlights'> & { lines?: readonly string[] }, rows: Array<{ row: number; text: string }>, lead: Array<string | undefined>): string {
   const title = s.title ? `title "${s.title}"` : undefined;
@@ -183,8 +183,8 @@ function changesBody(s: ProcessFields & Pick<Screen, 'highlights'> & { lines?: r
   }
   const { y } = s.cursor;
   const shown = !rows.some((r) => r.row === y) && s.lines?.[y] === '' ? [...rows, { row: y, text: '' }].sort((a, b) => a.row - b.row) : rows;
-  const head = headLine([...lead, 'changed', cursorNote(s, shown), title, ...modeNotes(s), processLine(s)]);
-  return [`${head}:`, numberedRows(shown, y, false, s.cursor.visible ? s.cursor.x : -1), ...highlightLines(s.highlights)].join('\n');
+  const head = headLine([...lead, cursorNote(s, shown), title, ...modeNotes(s), processLine(s)]);
+  return [head, numberedRows(shown, y, false, s.cursor.visible ? s.cursor.x : -1), ...highlightLines(s.highlights)].filter((x) => x !== undefined).join('\n');
 }
 
 /** What stands in a row for text the agent typed itself, echoed exactly where it typed it. */
@@ -222,7 +222,7 @@ export function formatChanges(id: string, c: ScreenChanges): string {
 export function formatWait(id: string, r: WaitResult, lastRead?: { seq: number; lines: readonly string[]; typed?: readonly string[] }, full = false): string {
   const verdict = r.matched ? undefined : r.reason === 'exit' ? 'not matched: the process exited first' : `not matched (${r.reason})`;
   const needed = r.input_needed ? `input needed (${r.input_needed.kind}): ${JSON.stringify(r.input_needed.prompt)}` : undefined;
-  const whole = screenBody(r.screen, [verdict, needed]);
+  const whole = screenBody(r.screen, [verdict, needed], true);
   const diff0 = full ? undefined : scrolledChanges(lastRead?.lines, r.screen.lines);
   if (!diff0 || !lastRead) return whole;
   const scrolled = diff0.scrolled > 0 ? `scrolled up ${diff0.scrolled}` : undefined;

@@ -8,8 +8,8 @@ export default defineTool('read_screen', {
   title: 'Read the screen',
   description:
     'Read what a person would see: numbered rows (">" marks the cursor row), cursor position, and notes when a ' +
-    'full-screen app or mouse mode is on. changes_only=true returns just the rows that changed since your last read ' +
-    'of this session (cheap for re-checks); wait_ms (with changes_only) waits that long for a change first. ' +
+    'full-screen app or mouse mode is on; a whole screen opens with its size (as 100x30). changes_only=true returns just the rows that changed since your last read ' +
+    'of this session, with no size line (cheap for re-checks); wait_ms (with changes_only) waits that long for a change first. ' +
     'highlights=true also lists inverse-video runs, which is how most menus show the selected item. ' +
     `as="image" returns a PNG of the screen instead (colours, highlights and layout as a person sees them; long edge at most ${IMAGE_EDGE_MAX_PX} px): use it when colour or layout matters, text otherwise.`,
   input: {

@@ -36,7 +36,8 @@ export default defineTool('send', {
       .optional()
       .describe(
         'Then wait, in the same call, as wait_for does (default timeout 10000 ms); text and regex look only at what comes below the line you typed on. ' +
-          'The answer is the rows that changed since your last read, after "changed:" (the whole screen, when it is shorter or you read none before); ' +
+          'The answer lists the rows that changed since your last read, under their row numbers (rows not listed are as you read them); ' +
+          'a whole screen, when that is as short or you read none before, opens with its size (as 100x30) and accounts for every row; ' +
           `a row that echoes exactly a text item you typed since then shows ${JSON.stringify('<your input>')} in its place.`,
       ),
   },

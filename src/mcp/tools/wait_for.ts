@@ -13,7 +13,9 @@ export default defineTool('wait_for', {
     'spinner keeps redrawing: best for "is it done?"), exit (the process ended; the exit code is reported), prompt ' +
     '(the shell is back at its prompt, nothing typed: bash, zsh, fish), input_needed (the program waits on the ' +
     'terminal for input: the kernel says so, and the answer names the kind and the prompt line). ' +
-    'timeout_ms bounds the wait (default 10000, max 60000); a timeout is not an error, the result says matched=false.',
+    'timeout_ms bounds the wait (default 10000, max 60000); a timeout is not an error, the result says matched=false. ' +
+    'After your first read of a session the answer lists only the rows that changed since (rows not listed are as you read them); ' +
+    'a whole screen (full=true, your first read, or when it is as short) opens with its size, as 100x30, and accounts for every row.',
   input: {
     session: sessionId,
     text: z.string().min(1).optional(),
