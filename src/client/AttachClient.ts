@@ -5,7 +5,7 @@
 import WebSocket from 'ws';
 import { decodeServerFrame, BinaryTag, type AuthFrame, type ServerFrame } from '../protocol/attach.js';
 import { hostPort, type Address } from './address.js';
-import { errorFromAnswer } from './errors.js';
+import { readRefusal } from './errors.js';
 import { failureDetail, tlsFailure, type Trust } from './tls.js';
 
 export interface AttachOptions extends Omit<AuthFrame, 'kind'> {
@@ -45,10 +45,7 @@ export class AttachClient implements AsyncIterable<AttachEvent> {
       else this.push({ kind: 'error', message: `undecodable frame from server: ${d.error}`, code: 'invalid_frame' });
     });
     this.ws.on('unexpected-response', (_req, res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const err = errorFromAnswer(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'));
+      readRefusal(res, (err) => {
         const reason = err.message === `HTTP ${err.status}` ? err.message : `HTTP ${err.status}: ${err.message}`;
         this.finish(res.statusCode ?? 0, reason);
       });

@@ -9,7 +9,7 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { RuntimeEvent } from '../protocol/events.js';
 import { hostPort, type Address } from './address.js';
-import { errorFromAnswer, type TermhostError } from './errors.js';
+import { readRefusal, TermhostError } from './errors.js';
 import { failureDetail, requestFor, tlsFailure, type Trust } from './tls.js';
 
 export interface EventStreamOptions {
@@ -28,6 +28,11 @@ export interface EventStreamOptions {
 
 /** Events parsed but not yet taken by the consumer; past this the connection pauses until the consumer catches up. */
 const MAX_QUEUED_EVENTS = 10_000;
+/**
+ * One event's text, at most: the daemon's largest events are a few KiB. A stream that sends more without ending an
+ * event is broken or hostile, and ends with `event_too_large` instead of growing the buffer without end.
+ */
+export const MAX_EVENT_BYTES = 1024 * 1024;
 
 export class EventStream implements AsyncIterable<RuntimeEvent> {
   /** Id of the last event yielded; a reconnect resumes after it. */
@@ -101,12 +106,16 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
       res.setEncoding('utf8');
       let buf = '';
       res.on('data', (chunk: string) => {
+        // Only the new text can hold the end of the event: look from just before it, not from the start again.
+        let from = Math.max(0, buf.length - 1);
         buf += chunk;
         let end: number;
-        while ((end = buf.indexOf('\n\n')) >= 0) {
+        while ((end = buf.indexOf('\n\n', from)) >= 0) {
           this.onBlock(buf.slice(0, end));
           buf = buf.slice(end + 2);
+          from = 0;
         }
+        if (buf.length > MAX_EVENT_BYTES) return this.fail(new TermhostError(`the event stream sent an event larger than ${MAX_EVENT_BYTES / 1024 / 1024} MiB; is the address a termhost daemon?`, 'event_too_large', 200, false));
         if (this.queue.length >= MAX_QUEUED_EVENTS) res.pause();
       });
       res.on('close', () => this.retry());
@@ -116,9 +125,7 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
       // A certificate refused now will be refused on every retry: end with the reason, as a 401 does.
       const tls = tlsFailure(a, err.code ?? '', failureDetail(err));
       if (!tls) return this.retry();
-      this.failure = tls;
-      this.closed = true;
-      this.wake();
+      this.fail(tls);
     });
     req.end();
   }
@@ -138,17 +145,21 @@ export class EventStream implements AsyncIterable<RuntimeEvent> {
   }
 
   private refused(res: IncomingMessage): void {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => {
-      const status = res.statusCode ?? 0;
-      const err = errorFromAnswer(status, Buffer.concat(chunks).toString('utf8'));
+    readRefusal(res, (err) => {
       // Server trouble (5xx) may pass; a refusal will not.
-      if (status >= 500) return this.retry();
-      this.failure = err;
-      this.closed = true;
-      this.wake();
+      if (err.status >= 500) return this.retry();
+      this.fail(err);
     });
+  }
+
+  /** End with this error (after the events already queued), and drop the connection. */
+  private fail(err: TermhostError): void {
+    if (this.failure) return;
+    this.failure = err;
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.req?.destroy();
+    this.wake();
   }
 
   private retry(): void {

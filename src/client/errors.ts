@@ -3,6 +3,8 @@
  * EventStream both read error answers; having the parsing here (and not in TermhostClient) is also what keeps
  * EventStream from importing TermhostClient, which imports EventStream.
  */
+import type { IncomingMessage } from 'node:http';
+
 export class TermhostError extends Error {
   constructor(
     message: string,
@@ -17,6 +19,35 @@ export class TermhostError extends Error {
     super(message);
     this.name = 'TermhostError';
   }
+}
+
+/** An error answer's body is read up to this much: our error bodies are a few hundred bytes. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * Read a refusal's body (bounded by MAX_ERROR_BODY_BYTES: what a hostile or broken server sends past that is dropped
+ * and the connection closed), then hand it on as a TermhostError.
+ */
+export function readRefusal(res: IncomingMessage, done: (err: TermhostError) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    done(errorFromAnswer(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
+  };
+  res.on('data', (c: Buffer) => {
+    if (size >= MAX_ERROR_BODY_BYTES) return;
+    chunks.push(c.subarray(0, MAX_ERROR_BODY_BYTES - size));
+    size += Math.min(c.length, MAX_ERROR_BODY_BYTES - size);
+    if (size >= MAX_ERROR_BODY_BYTES) {
+      end();
+      res.destroy();
+    }
+  });
+  res.on('end', end);
+  res.on('error', end);
 }
 
 /** A non-2xx answer as a TermhostError; a body that is not our JSON shape still gives the status. */
