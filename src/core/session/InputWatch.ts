@@ -23,12 +23,23 @@ const OUTPUT_SETTLE_MS = 10;
 /** A reader's look is skipped when the last one is this recent and nothing happened since. */
 const REFRESH_FRESH_MS = 20;
 
+/**
+ * A program newly found waiting is reported only when a second look this much later finds it waiting the same way,
+ * with nothing read or written in between. What a program writes reaches the master's buffer through the kernel's
+ * tty work queue, not at once: a program that prints and then reads (a shell drawing its next prompt, after its D
+ * mark) can be caught reading while its last output is in no buffer a look can count. On a loaded machine that gap
+ * is long enough to be seen: a finished `(exit 3)` in zsh was once reported as waiting for a key.
+ */
+export const INPUT_CONFIRM_MS = 30;
+
 export interface InputWatchHost {
   evidence(): TerminalEvidence | undefined;
   /** Epoch ms of the last output byte or accepted input. */
   lastActivityMs(): number;
   context(): InputContext;
   setInputNeeded(needed: InputNeeded | null): void;
+  /** What was last reported (input may have cleared it since). */
+  inputNeeded(): InputNeeded | null;
   /** Whether the session opens windows by itself on password prompts. */
   readonly detects: boolean;
   /** 'none', a window the detector opened ('auto'), or one a person or agent opened ('manual'). */
@@ -49,6 +60,8 @@ export class InputWatch {
   private timer: NodeJS.Timeout | undefined;
   private lastLookAt = 0;
   private disposed = false;
+  /** A wait seen once and not yet reported: its kind, and the session's last activity when it was seen. */
+  private unconfirmed: { kind: InputNeeded['kind']; activity: number } | undefined;
 
   constructor(private readonly host: InputWatchHost) {}
 
@@ -108,6 +121,17 @@ export class InputWatch {
       host.shellReads();
     }
     const needed = e ? judgeInputNeeded(e, ctx) : null;
+    if (needed && host.inputNeeded()?.kind !== needed.kind) {
+      const activity = host.lastActivityMs();
+      const seen = this.unconfirmed;
+      if (!seen || seen.kind !== needed.kind || seen.activity !== activity) {
+        this.unconfirmed = { kind: needed.kind, activity };
+        if (this.timer) clearTimeout(this.timer);
+        this.arm(INPUT_CONFIRM_MS);
+        return;
+      }
+    }
+    this.unconfirmed = undefined;
     if (needed?.kind === 'password' && host.detects && host.window() === 'none') {
       // Before the window opens, so readers of the window's frozen state learn what it waits for.
       host.setInputNeeded(needed);

@@ -169,6 +169,7 @@ export class Session {
         };
       },
       setInputNeeded: (needed) => this.shell.setInputNeeded(needed),
+      inputNeeded: () => this.shell.inputNeeded,
       detects: this.control.options.secretDetect,
       window: () => (!this.secretActive ? 'none' : this.control.secret.openedByDetector ? 'auto' : 'manual'),
       openWindow: (reason) => this.startSecret(SYSTEM_ACTOR, reason),
