@@ -21,9 +21,20 @@ export interface AttachOptions extends Omit<AuthFrame, 'kind'> {
 
 export type AttachEvent = ServerFrame | { kind: 'closed'; code: number; reason: string };
 
+/**
+ * Frames received and not yet taken, at most: past either bound the socket stops reading until the consumer has taken
+ * half, so a slow consumer pushes back on the daemon (which has its own rule for slow clients) instead of growing
+ * this process's memory.
+ */
+export const ATTACH_QUEUE_LIMITS = { frames: 4096, bytes: 8 * 1024 * 1024 };
+
 export class AttachClient implements AsyncIterable<AttachEvent> {
   readonly ws: WebSocket;
   private readonly queue: AttachEvent[] = [];
+  /** The wire size of each queued frame, in the queue's order, and their sum. */
+  private readonly sizes: number[] = [];
+  private queuedBytes = 0;
+  private paused = false;
   private waiting: ((v: IteratorResult<AttachEvent>) => void) | undefined;
   private done = false;
 
@@ -41,8 +52,12 @@ export class AttachClient implements AsyncIterable<AttachEvent> {
     this.ws.on('open', () => this.ws.send(JSON.stringify(auth)));
     this.ws.on('message', (data: Buffer, isBinary: boolean) => {
       const d = decodeServerFrame(data, isBinary);
-      if (d.ok) this.push(d.frame);
-      else this.push({ kind: 'error', message: `undecodable frame from server: ${d.error}`, code: 'invalid_frame' });
+      if (d.ok) this.push(d.frame, data.length);
+      else this.push({ kind: 'error', message: `undecodable frame from server: ${d.error}`, code: 'invalid_frame' }, data.length);
+      if (!this.paused && (this.queue.length >= ATTACH_QUEUE_LIMITS.frames || this.queuedBytes >= ATTACH_QUEUE_LIMITS.bytes)) {
+        this.paused = true;
+        this.ws.pause();
+      }
     });
     this.ws.on('unexpected-response', (_req, res) => {
       readRefusal(res, (err) => {
@@ -86,7 +101,7 @@ export class AttachClient implements AsyncIterable<AttachEvent> {
   [Symbol.asyncIterator](): AsyncIterator<AttachEvent> {
     return {
       next: () => {
-        const item = this.queue.shift();
+        const item = this.take();
         if (item) return Promise.resolve({ value: item, done: false });
         if (this.done) return Promise.resolve({ value: undefined, done: true });
         return new Promise((resolve) => (this.waiting = resolve));
@@ -94,12 +109,32 @@ export class AttachClient implements AsyncIterable<AttachEvent> {
     };
   }
 
-  private push(ev: AttachEvent): void {
+  /** Frames waiting to be taken: bounded by ATTACH_QUEUE_LIMITS (and the one frame that crossed it). */
+  get queued(): { frames: number; bytes: number } {
+    return { frames: this.queue.length, bytes: this.queuedBytes };
+  }
+
+  private push(ev: AttachEvent, size = 0): void {
     if (this.waiting) {
       const w = this.waiting;
       this.waiting = undefined;
       w({ value: ev, done: false });
-    } else this.queue.push(ev);
+    } else {
+      this.queue.push(ev);
+      this.sizes.push(size);
+      this.queuedBytes += size;
+    }
+  }
+
+  private take(): AttachEvent | undefined {
+    const item = this.queue.shift();
+    if (item === undefined) return undefined;
+    this.queuedBytes -= this.sizes.shift() ?? 0;
+    if (this.paused && this.queue.length <= ATTACH_QUEUE_LIMITS.frames / 2 && this.queuedBytes <= ATTACH_QUEUE_LIMITS.bytes / 2) {
+      this.paused = false;
+      this.ws.resume();
+    }
+    return item;
   }
 
   private finish(code: number, reason: string): void {

@@ -2,13 +2,15 @@
  * The clients against a server that is not a termhost daemon, or is one gone wrong: every size has a bound on the
  * client's side too. An event stream that never ends an event, and refusals whose bodies never end, used to grow the
  * client's memory without end and never answer; each now ends with an error that says what happened, and the
- * connection is dropped. The server here is a plain node:http server written to misbehave, not a model of ours.
+ * connection is dropped. An attach whose consumer is slower than the server pushes back instead of queueing all. The server here is a plain node:http server written to misbehave, not a model of ours.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { AttachClient } from '../../src/client/AttachClient.js';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { ATTACH_QUEUE_LIMITS, AttachClient } from '../../src/client/AttachClient.js';
+import { BinaryTag } from '../../src/protocol/attach.js';
 import { EventStream } from '../../src/client/EventStream.js';
 import { MAX_ERROR_BODY_BYTES, TermhostError } from '../../src/client/errors.js';
 
@@ -115,4 +117,54 @@ test('an attach refused with a body that never ends closes with the status', asy
   const record = seen[before]!;
   await within(5_000, 'the hang-up', (async () => { while (!record.closed) await new Promise((r) => setImmediate(r)); })());
   assert.ok(record.written < STOP_AT, `the client hung up after ${record.written} bytes`);
+});
+
+test('an attach socket flooded faster than its consumer takes frames stops reading at its bound, and loses no frame', async () => {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((r) => wss.once('listening', () => r()));
+  const wsPort = (wss.address() as AddressInfo).port;
+  // 64 MiB in all: more than the client's bound, the kernel's socket buffers and the server's own buffer together.
+  const total = ATTACH_QUEUE_LIMITS.frames * 16;
+  let sent = 0;
+  let server: WebSocket | undefined;
+  wss.on('connection', (ws) => {
+    server = ws;
+    // Frames of 1 KiB, numbered by their seq, written as fast as ws takes them.
+    const frame = (n: number) => {
+      const b = Buffer.alloc(9 + 1024, 'y');
+      b[0] = BinaryTag.stdout;
+      b.writeBigUInt64BE(BigInt(n), 1);
+      return b;
+    };
+    const pump = () => {
+      while (sent < total && ws.bufferedAmount < 4 * 1024 * 1024) ws.send(frame(sent++), { binary: true });
+      if (sent < total) setImmediate(pump);
+    };
+    pump();
+  });
+  const client = new AttachClient({ address: { kind: 'tcp', host: '127.0.0.1', port: wsPort }, session: 's1', bearer: 'x' });
+  try {
+    // Nobody takes frames: the client fills to its bound and stops reading; the rest waits in the server's buffers.
+    await within(20_000, 'the client queue to fill', (async () => {
+      while (client.queued.frames < ATTACH_QUEUE_LIMITS.frames) await new Promise((r) => setTimeout(r, 5));
+    })());
+    const filled = client.queued.frames;
+    // Either the server backs up (the client stopped reading), or the client takes the whole flood in.
+    await within(30_000, 'the server to back up, or the client to take everything', (async () => {
+      while (!(client.ws.isPaused && server && server.bufferedAmount >= 4 * 1024 * 1024) && client.queued.frames < total) await new Promise((r) => setTimeout(r, 5));
+    })());
+    assert.ok(sent < total, `the server could not send it all (sent ${sent} of ${total}; the client holds ${client.queued.frames})`);
+    // ws may still hand over the frames it had already read from the socket when it paused.
+    assert.ok(client.queued.frames <= filled + 512, `the queue stayed near its bound: ${client.queued.frames} frames (bound ${ATTACH_QUEUE_LIMITS.frames})`);
+    // Now consume: every frame comes, in order, none lost to the pause.
+    for (let n = 0; n < total; n++) {
+      const ev = await within(20_000, `frame ${n}`, client.next());
+      assert.ok(ev && ev.kind === 'stdout', `frame ${n}: ${JSON.stringify(ev && ev.kind)}`);
+      assert.equal(ev.seq, n);
+    }
+  } finally {
+    client.close();
+    for (const c of wss.clients) c.terminate();
+    await new Promise<void>((r) => wss.close(() => r()));
+  }
 });

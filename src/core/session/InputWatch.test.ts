@@ -86,7 +86,8 @@ test('activity between the two looks starts the count again', async () => {
   await until('the second look', () => state.looks >= 2);
   assert.deepEqual(state.reported, [], 'activity in between: not yet');
   await until('the third look', () => state.looks >= 3);
-  assert.equal(state.reported.length, 1);
-  assert.equal(state.reported[0]?.kind, 'raw');
+  const reported: Array<InputNeeded | null> = state.reported;
+  assert.equal(reported.length, 1);
+  assert.equal(reported[0]?.kind, 'raw');
   watch.dispose();
 });
