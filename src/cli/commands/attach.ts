@@ -39,7 +39,7 @@ export function exitStatus(exit: Pick<Exit, 'code' | 'signal'>): number {
 
 /** The session's last screen, in colour, without its trailing blank rows; nothing when it cannot be read. */
 async function lastScreen(api: TermhostClient, id: string): Promise<string> {
-  const { spansToAnsi } = await import('../../core/index.js');
+  const { spansToAnsi } = await import('../../core/snapshot/styled.js');
   const s = await api.screen(id, { styled: true }).catch(() => undefined);
   const rows = s?.styled ?? [];
   while (rows.length > 0 && rows[rows.length - 1]!.every((span) => span.text.trim() === '' && span.bg === undefined && !span.inverse)) rows.pop();
@@ -67,7 +67,7 @@ export const attach: Command = {
     noMoreArgs(parsed, 1);
     const f = parsed.flags;
     const keyName = (f['detach-key'] as string | undefined) ?? 'C-]';
-    const [{ AttachClient }, { encodeKey }] = await Promise.all([import('../../client/AttachClient.js'), import('../../core/index.js')]);
+    const [{ AttachClient }, { encodeKey }] = await Promise.all([import('../../client/AttachClient.js'), import('../../core/input/keys.js')]);
     const enc = encodeKey(keyName, { appCursorKeys: false });
     if (!enc.ok || enc.bytes.length !== 1) throw new UsageError(`--detach-key must be a single-byte key such as C-] or C-a, not "${keyName}"`);
     const detach = enc.bytes[0]!;

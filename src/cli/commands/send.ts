@@ -71,8 +71,9 @@ export const send: Command = {
     const rest = parsed.positional.slice(1);
     if (rest.length === 0) throw new UsageError('send needs at least one argument after the id: text, a key name, or - for standard input');
     if (rest.filter((a) => a === '-').length > 1) throw new UsageError('"-" (standard input) can be given once');
-    // Key names are the runtime's own table; it is loaded only here, where it is needed.
-    const keys = (await import('../../core/index.js')) as KeyNames;
+    // Key names are the runtime's own table, a pure module loaded only here, where it is needed: that file alone,
+    // not the runtime around it (node-pty, the emulator), which cost `send` about 100 ms a call.
+    const keys = (await import('../../core/input/keys.js')) as KeyNames;
     const args = await Promise.all(rest.map(async (a) => (a === '-' ? { stdin: await readStdin(io) } : a)));
     const items = toInputItems(args, { literal: parsed.flags.literal === true, paste: parsed.flags.paste === true }, keys);
     return withClient(parsed, async (client) => {
