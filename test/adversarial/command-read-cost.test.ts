@@ -30,7 +30,16 @@ test('viewers polling a quiet running command with a full scrollback do not stal
   const s = await d.client.createSession({ command: ['bash'], env: home.env, cols: 1000, rows: 50, scrollback: 30_000 });
   await d.client.run(s.id, 'true', { timeoutMs: 10_000 });
   const lines = 30_000;
-  const r = await d.client.run(s.id, `python3 -c "import sys; [sys.stdout.write('y'*999+chr(10)) for i in range(${lines})]"; sleep 120`, { timeoutMs: 120_000 });
+  // The command prints its lines, then sleeps far longer than the test lasts: quiet, and still running. (It slept 120 s
+  // once, and the run waited those same 120 s for it: on a loaded machine the sleep ran out before the reads below.)
+  const started = await d.client.run(s.id, `python3 -c "import sys; [sys.stdout.write('y'*999+chr(10)) for i in range(${lines})]"; sleep 600`, { timeoutMs: 1000 });
+  assert.equal(started.status, 'running');
+  let r = started;
+  const deadline = Date.now() + 120_000;
+  while (r.output_bytes < lines * 1000) {
+    assert.ok(Date.now() < deadline, `the output never reached ${lines * 1000} bytes: ${r.output_bytes}`);
+    r = await d.client.command(s.id, started.id, { waitMs: 1000 });
+  }
   assert.equal(r.status, 'running');
   assert.equal(r.output_bytes, lines * 1000);
   const stop = { v: false };
@@ -58,7 +67,7 @@ test('viewers polling a quiet running command with a full scrollback do not stal
   const session = d.runtime.sessions.get(s.id, SYSTEM_ACTOR);
   assert.ok(session.ok);
   const rec = session.value.shell.tracker!.get(r.id)!;
-  assert.ok(rec.capture, 'the command still runs (it does not when the reads above stalled the daemon for two minutes)');
+  assert.ok(rec.capture, 'the command still runs (it does not when the reads above stalled the daemon for ten minutes)');
   const capture = rec.capture;
   const before = capture.bufferReads;
   for (let i = 0; i < 10; i++) {
