@@ -81,9 +81,16 @@ async function watched<T>(fn: () => Promise<T>): Promise<{ value: T; lateMs: num
   }
 }
 
-/** Seconds a process has spent runnable but waiting for a CPU (the second field of /proc/PID/schedstat, in ns). */
-function runQueueWaitS(pid: number): number {
-  return Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+/**
+ * Seconds a process has spent runnable but waiting for a CPU (the second field of /proc/PID/schedstat, in ns);
+ * undefined once it has exited.
+ */
+function runQueueWaitS(pid: number): number | undefined {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -146,17 +153,20 @@ test('a progress bar at 0.4 s steps replays in 0.4 s steps: in the exported file
       const player = await d.client.createSession({ command: ['sh', '-c', `read go; exec asciinema play ${file}`], cols: 60, rows: 5, transcript: 'off' });
       const conn = attachTo(d, player.id, { bearer: d.token, role: 'viewer' });
       await nextMatching(conn, 'hello');
-      const waited = runQueueWaitS(player.pid);
+      const waited = runQueueWaitS(player.pid) ?? 0;
       await d.client.input(player.id, [{ key: 'Enter' }]);
       const seen: Array<{ t: number; data: string }> = [];
+      // How long the player (sh, then asciinema in its place) waited for a CPU while it played: read after each piece
+      // of its output, since it exits right after its last one (and then has no schedstat to read).
+      let waitedNow = waited;
       for (;;) {
         const ev = await nextMatching(conn, 'stdout', 15000).catch(() => undefined);
         if (!ev) break;
         seen.push({ t: performance.now() / 1000, data: ev.data.toString() });
+        waitedNow = runQueueWaitS(player.pid) ?? waitedNow;
         if (steps(seen).length === 6) break;
       }
-      // How long the player (sh, then asciinema in its place) waited for a CPU while it played.
-      const playerWaitS = runQueueWaitS(player.pid) - waited;
+      const playerWaitS = waitedNow - waited;
       conn.close();
       await d.client.deleteSession(player.id);
       return { seen, playerWaitS };
